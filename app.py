@@ -1,0 +1,44 @@
+"""Mondrian Explorer: entry point (navigation and the home page)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+
+@dataclass(frozen=True)
+class View:
+    path: str
+    title: str
+    icon: str
+    blurb: str
+
+
+# One entry per page, in reading order. Each page's file says what it shows.
+VIEWS: list[View] = [
+]
+
+
+def home() -> None:
+    st.title("Mondrian Explorer")
+    st.markdown(
+        "An interactive companion to *The Mondrian Kernel* (Balog, Lakshminarayanan, "
+        "Ghahramani, Roy and Teh, 2016), *Mondrian Forests* (Lakshminarayanan, Roy and "
+        "Teh) and *The Random Forest Kernel* (Davies and Ghahramani, 2014). Every view "
+        "is computed live from a seed you choose, so the same link shows the same "
+        "picture to everyone."
+    )
+    for view in VIEWS:
+        with st.container(border=True):
+            st.page_link(view.path, label=f"**{view.title}**", icon=view.icon)
+            st.markdown(view.blurb)
+
+
+def main() -> None:
+    st.set_page_config(page_title="Mondrian Explorer", page_icon="\u25A6", layout="wide")
+    pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
+    pages += [st.Page(v.path, title=v.title, icon=v.icon) for v in VIEWS]
+    st.navigation(pages).run()
+
+
+main()

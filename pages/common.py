@@ -1,0 +1,170 @@
+"""Streamlit helpers shared by the pages: URL state, chart display, user errors.
+
+Widgets, layout and text only: no math here (that lives in ``mondrian_core``).
+"""
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Sequence
+
+import streamlit as st
+
+from mondrian_core.errors import InputError
+
+# ---------------------------------------------------------------- URL state
+# A view's parameters live in ``st.query_params`` so that a link reproduces the
+# exact picture. Widgets take their first value from the URL (falling back to
+# the default, with a notice, when the value is invalid) and write it back.
+
+
+def _notice_bad_param(name: str, raw: str, default) -> None:
+    st.toast(f"Ignored the link's value {name}={raw!r}; using {default}.")
+
+
+def _param(name: str, default, parse):
+    raw = st.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        return parse(raw)
+    except (ValueError, TypeError):
+        _notice_bad_param(name, raw, default)
+        return default
+
+
+def _init(key: str, value) -> None:
+    if key not in st.session_state:
+        st.session_state[key] = value
+
+
+def url_slider(label: str, key: str, *, min_value, max_value, default, step=None,
+               container=st, **kwargs):
+    """A slider (int or float, from ``default``'s type) kept in the URL under ``key``."""
+    kind = type(default)
+
+    def parse(raw):
+        value = kind(float(raw)) if kind is int else kind(raw)
+        if not (min_value <= value <= max_value) or value != value:
+            raise ValueError(raw)
+        return value
+
+    _init(key, _param(key, default, parse))
+    value = container.slider(label, min_value=min_value, max_value=max_value, step=step,
+                             key=key, **kwargs)
+    st.query_params[key] = str(value)
+    return value
+
+
+def url_number(label: str, key: str, *, min_value, max_value, default, step=None,
+               container=st, **kwargs):
+    """A number input kept in the URL under ``key`` (int or float from ``default``)."""
+    kind = type(default)
+
+    def parse(raw):
+        value = kind(float(raw)) if kind is int else kind(raw)
+        if not (min_value <= value <= max_value) or value != value:
+            raise ValueError(raw)
+        return value
+
+    _init(key, _param(key, default, parse))
+    value = container.number_input(label, min_value=min_value, max_value=max_value,
+                                   step=step, key=key, **kwargs)
+    st.query_params[key] = str(value)
+    return value
+
+
+def url_choice(label: str, key: str, options: Sequence[str], *, default: str,
+               widget: str = "selectbox", container=st, **kwargs):
+    """A selectbox / radio / segmented control over strings, kept in the URL."""
+
+    def parse(raw):
+        if raw not in options:
+            raise ValueError(raw)
+        return raw
+
+    _init(key, _param(key, default, parse))
+    make = {"selectbox": container.selectbox, "radio": container.radio,
+            "segmented": container.segmented_control}[widget]
+    value = make(label, options, key=key, **kwargs)
+    if value is None:  # a segmented control can be cleared
+        value = default
+    st.query_params[key] = value
+    return value
+
+
+def url_toggle(label: str, key: str, *, default: bool, container=st, **kwargs) -> bool:
+    """A toggle kept in the URL as 1/0."""
+
+    def parse(raw):
+        if raw not in ("0", "1"):
+            raise ValueError(raw)
+        return raw == "1"
+
+    _init(key, _param(key, default, parse))
+    value = container.toggle(label, key=key, **kwargs)
+    st.query_params[key] = "1" if value else "0"
+    return value
+
+
+def seed_control(key: str = "seed", *, default: int = 0, container=st) -> int:
+    """Seed number input plus a "New sample" button that draws a fresh seed."""
+    _init(key, _param(key, default, lambda raw: _nonneg_int(raw)))
+
+    def new_seed():
+        st.session_state[key] = (st.session_state[key] * 7919 + 104729) % 1_000_000
+
+    cols = container.columns([3, 2], vertical_alignment="bottom")
+    seed = cols[0].number_input("Seed", min_value=0, max_value=999_999, step=1, key=key,
+                                help="Same seed, same picture, on every machine.")
+    cols[1].button("New sample", on_click=new_seed, key=f"{key}__new", width="stretch")
+    st.query_params[key] = str(seed)
+    return int(seed)
+
+
+def _nonneg_int(raw: str) -> int:
+    value = int(raw)
+    if not 0 <= value <= 999_999:
+        raise ValueError(raw)
+    return value
+
+
+# ---------------------------------------------------------------- display
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.=_-]+", "_", text).strip("_")[:120]
+
+
+def show_figure(fig, name: str, *, params: dict | None = None, key: str | None = None,
+                **kwargs):
+    """Show a plotly figure whose toolbar exports PNG (2x) named after the view.
+
+    ``name`` says what the chart is and ``params`` the values it depends on; both go
+    into the exported file name, e.g. ``mondrian-process_lifetime=3_seed=0.png``.
+    """
+    parts = [name] + [f"{k}={v}" for k, v in (params or {}).items()]
+    config = {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": "png", "scale": 2, "filename": _slug("_".join(parts))},
+    }
+    return st.plotly_chart(fig, config=config, key=key, **kwargs)
+
+
+def page_header(title: str, intro: str) -> None:
+    """The page title and a short explanation of what the page shows."""
+    st.title(title)
+    st.markdown(intro)
+
+
+@contextlib.contextmanager
+def user_errors():
+    """Show an :class:`InputError` raised inside as a short ``st.error``, then stop.
+
+    The message says what to change; the session keeps working afterwards.
+    """
+    try:
+        yield
+    except InputError as err:
+        st.error(str(err))
+        st.stop()
