@@ -341,3 +341,13 @@ def test_arbitrary_bytes_give_input_error_or_valid_dataset(data):
 @given(st.text(alphabet="0123456789.-e,;\t|\n\"' abnaif", max_size=400))
 def test_csv_like_text_gives_input_error_or_valid_dataset(text):
     _check_loaded(text.encode())
+
+
+def test_example_upload_file_loads_as_documented():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "data" / "gapminder_2007.csv"
+    d, notices = ds.load_csv(path)
+    assert d.X.shape == (142, 2) and d.feature_names == ("gdpPercap", "pop")
+    assert d.target_name == "lifeExp"
+    assert any("'country', 'continent'" in n for n in notices)
