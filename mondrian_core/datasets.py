@@ -277,7 +277,9 @@ def laplace_gp_sample(X, lifetime, n_draws=1, random_state=None, method="auto") 
             f"An exact Laplace-GP draw in {d}-D needs an N x N Cholesky factor; "
             f"N = {n:,} is too slow. Use N <= {MAX_GP_POINTS:,} points "
             "(or 1-D inputs, which are sampled in O(N)).")
-    K = np.exp(-lifetime * cdist(X, X, metric="cityblock"))
+    K = cdist(X, X, metric="cityblock")  # one N x N buffer, reused in place
+    K *= -lifetime
+    np.exp(K, out=K)
     L = _jittered_cholesky(K)
     return (L @ rng.standard_normal((n, n_draws))).T
 
@@ -287,12 +289,15 @@ def _jittered_cholesky(K: np.ndarray) -> np.ndarray:
 
     The Laplace kernel matrix of distinct points is positive definite but can be
     close to singular (tiny lifetime, nearby points); the jitter adds variance of at
-    most 1e-6 to each f value (k(x, x) = 1).
+    most 1e-6 to each f value (k(x, x) = 1). ``K``'s diagonal is changed in place.
     """
-    eye = np.eye(K.shape[0])
+    diag = np.einsum("ii->i", K)  # a writable view of the diagonal
+    added = 0.0
     for jitter in (1e-10, 1e-8, 1e-6):
+        diag += jitter - added
+        added = jitter
         try:
-            return np.linalg.cholesky(K + jitter * eye)
+            return np.linalg.cholesky(K)
         except np.linalg.LinAlgError:
             continue
     raise InputError("The kernel matrix is numerically singular (duplicate points?); "
@@ -586,10 +591,8 @@ def _read_bytes(source, max_bytes: int) -> bytes:
         path = Path(source)
         if not path.is_file():
             raise InputError(f"No file at {str(path)!r}.")
-        if path.stat().st_size > max_bytes:
-            data = b"x" * (max_bytes + 1)
-        else:
-            data = path.read_bytes()
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
     elif hasattr(source, "getvalue"):  # streamlit UploadedFile, BytesIO
         data = source.getvalue()
     elif hasattr(source, "read"):
@@ -793,10 +796,7 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
                    target_name=target_column,
                    description=(f"Uploaded CSV: {len(y):,} rows, {len(feature_columns)} "
                                 f"feature(s), target {target_column!r}."))
-    if standardize:
-        data = data.standardize()
-        notices.append("Features standardised to mean 0 and standard deviation 1.")
-    return data, notices
+    return (data.standardize() if standardize else data), notices
 
 
 # ---------------------------------------------------------------- splits

@@ -24,14 +24,14 @@ from pages.common import url_choice, url_number, url_slider, user_errors
 
 #: Every source the picker knows, with the label shown to the user.
 SOURCE_LABELS: dict[str, str] = {
-    "gp1d": "Laplace-GP draw, 1-D (known lifetime)",
-    "gp2d": "Laplace-GP draw, 2-D (known lifetime)",
-    "jumps": "Toy 1-D set with jumps (Davies & Ghahramani, Fig. 1)",
-    "surface2d": "2-D regression surface with a step",
-    "moons": "Two moons (2-D classification)",
-    "spirals": "Two spirals (2-D classification)",
-    "xor": "XOR (2-D classification)",
-    **{name: f"Real: {text}" for name, (_, text) in ds.BUNDLED_DATASETS.items()},
+    "gp1d": "Laplace GP draw, 1-D",
+    "gp2d": "Laplace GP draw, 2-D",
+    "jumps": "Toy 1-D with jumps",
+    "surface2d": "2-D surface with a step",
+    "moons": "Two moons (classes)",
+    "spirals": "Two spirals (classes)",
+    "xor": "XOR (classes)",
+    **{name: f"Real: {name}" for name in ds.BUNDLED_DATASETS},
     "csv": "Upload CSV",
 }
 
@@ -79,7 +79,6 @@ def _csv(raw: bytes, features: tuple[str, ...], target: str, name: str, standard
     data, notices = ds.load_csv(raw, list(features), target, name=name, standardize=standardize)
     if standardize_target:
         data = data.standardize(target=True)
-        notices.append("Target standardised to mean 0 and standard deviation 1.")
     return data, notices
 
 
@@ -141,21 +140,22 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
 
 def _synthetic_widgets(key, source, container, default_lifetime):
     max_n, default_n, default_noise = _SYNTHETIC[source]
-    cols = container.columns(2)
     n = url_slider("Points N", f"{key}_{source}_n", min_value=20, max_value=max_n,
-                   default=default_n, step=10, container=cols[0])
+                   default=default_n, step=10, container=container)
+    cols = container.columns(2)
     noise_label = ("Input noise (std)" if source in ("moons", "spirals", "xor")
                    else "Noise std of y")
     noise = url_number(noise_label, f"{key}_{source}_noise", min_value=0.0, max_value=2.0,
-                       default=default_noise, step=0.05, container=cols[1])
-    lifetime = 0.0
-    if source in ("gp1d", "gp2d"):
-        lifetime = url_number("True lifetime \u03bb* (kernel exp(-\u03bb*\u2016x-x'\u2016\u2081))",
-                              f"{key}_{source}_lifetime", min_value=0.1, max_value=200.0,
-                              default=float(default_lifetime), step=0.5, container=cols[0],
-                              help="The draw's kernel; X is uniform on the unit box.")
+                       default=default_noise, step=0.05, container=cols[0])
     seed = url_number("Data seed", f"{key}_seed", min_value=0, max_value=999_999, default=0,
                       step=1, container=cols[1], help="Same seed, same data.")
+    lifetime = 0.0
+    if source in ("gp1d", "gp2d"):
+        lifetime = url_number(
+            "True lifetime \u03bb*", f"{key}_{source}_lifetime", min_value=0.1,
+            max_value=200.0, default=float(default_lifetime), step=0.5, container=cols[0],
+            help="The draw's Laplace kernel is exp(-\u03bb* \u2016x - x'\u2016\u2081); "
+                 "X is uniform on the unit box, f has prior variance 1.")
     return _synthetic(source, int(n), float(noise), float(lifetime), int(seed))
 
 
@@ -166,17 +166,17 @@ def _csv_widgets(key, container, standardize, standardize_target):
         help="A header row, then one row per point; numbers with '.' as decimal point. "
              "Comma, semicolon, tab or | separated. The file is only read as text.")
     if upload is None:
-        container.info("Upload a CSV with a header row and at least "
-                       f"{ds.CSV_MIN_ROWS} rows; then choose the feature and target columns.")
+        st.info("Upload a CSV file (in the data panel) with a header row and at least "
+                f"{ds.CSV_MIN_ROWS} rows of numbers; then choose the feature and target columns. "
+                "An example: `data/gapminder_2007.csv` in the repository.")
         return None
     raw = upload.getvalue()
     numeric, text = _csv_columns(raw)
-    if text:
-        container.info(f"Text columns that cannot be used: {', '.join(text)}.")
     if len(numeric) < 2:
         raise InputError(
-            f"The file has {len(numeric)} numeric column(s) ({', '.join(numeric) or 'none'}); "
-            "a data set needs at least one numeric feature and a numeric target.")
+            f"The file has {len(numeric)} numeric column(s) ({', '.join(numeric) or 'none'}) "
+            f"and {len(text)} text column(s) ({', '.join(text) or 'none'}); a data set needs at "
+            "least one numeric feature and a numeric target. Use '.' as the decimal point.")
     # Column choices depend on the file: reset them when another file arrives.
     file_id = (upload.name, len(raw), hash(raw))
     if st.session_state.get(f"{key}_csv_id") != file_id:
@@ -203,8 +203,8 @@ def _csv_widgets(key, container, standardize, standardize_target):
 
 
 def _describe(data: ds.Dataset, container) -> None:
-    shape = f"N = {data.n_samples:,} points, D = {data.n_features}"
-    extra = ""
+    text = f"{data.description} (N = {data.n_samples:,} points, D = {data.n_features}"
     if data.standardized:
-        extra = "; features standardised (mean 0, std 1)"
-    container.caption(f"{data.description} ({shape}{extra})")
+        text += "; features" + (" and target" if data.y_raw is not None else "")
+        text += " standardised to mean 0, std 1"
+    container.caption(text + ")")

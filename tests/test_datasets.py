@@ -351,3 +351,13 @@ def test_example_upload_file_loads_as_documented():
     assert d.X.shape == (142, 2) and d.feature_names == ("gdpPercap", "pop")
     assert d.target_name == "lifeExp"
     assert any("'country', 'continent'" in n for n in notices)
+
+
+CELLS = ["1", "2.5", "-3e2", "nan", "inf", "", "x", '"a,b"', "1e999", "True"]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.sampled_from(CELLS), min_size=1, max_size=4), max_size=30),
+       st.sampled_from([",", ";", "\t"]))
+def test_table_shaped_text_gives_input_error_or_valid_dataset(rows, sep):
+    _check_loaded("\n".join(sep.join(r) for r in rows).encode())
