@@ -750,7 +750,8 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
             examples = "; ".join(f"{c!r} has {_text_example(frame[c])}" for c in text[:3])
             raise InputError(f"{what.capitalize()} column(s) {_names(text)} contain text, not "
                              f"numbers ({examples}); choose among the numeric columns "
-                             f"{_names(numeric, 12) or '(none)'}.")
+                             f"{_names(numeric, 12) or '(none)'} (numbers need '.' as the "
+                             "decimal point).")
 
     if not numeric:
         raise InputError("The file has no numeric column (all columns contain text: "

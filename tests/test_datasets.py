@@ -138,6 +138,23 @@ def test_ou_recursion_is_exact_across_its_blocks_and_unsorted_input():
     check_covariance(F[:, idx], laplace(x[idx, None], lifetime))
 
 
+@pytest.mark.parametrize("lifetime", [0.5, 40.0, 3000.0])
+def test_ou_fast_path_equals_the_plain_recursion(lifetime):
+    """The vectorised, block-restarted sampler equals the obvious loop on the same normals
+    (lifetime 3000 on [0, 1] forces six blocks of the cumulative-sum restart)."""
+    x = np.random.default_rng(1).random(400)
+    F = ds.laplace_gp_sample(x, lifetime, n_draws=3, random_state=9, method="ou")
+    e = np.random.default_rng(9).standard_normal((3, x.size))  # same stream, sorted order
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    expected = np.empty((3, x.size))
+    expected[:, 0] = e[:, 0]
+    for i in range(1, x.size):
+        rho = np.exp(-lifetime * (xs[i] - xs[i - 1]))
+        expected[:, i] = rho * expected[:, i - 1] + np.sqrt(1 - rho**2) * e[:, i]
+    np.testing.assert_allclose(F[:, order], expected, rtol=1e-9, atol=1e-12)
+
+
 def test_laplace_gp_noise_and_function():
     d = ds.laplace_gp(500, 2, 3.0, 0.3, random_state=6)
     assert d.true_lifetime == 3.0 and d.noise_std == 0.3
