@@ -38,18 +38,22 @@ def _init(key: str, value) -> None:
         st.session_state[key] = value
 
 
-def url_slider(label: str, key: str, *, min_value, max_value, default, step=None,
-               container=st, **kwargs):
-    """A slider (int or float, from ``default``'s type) kept in the URL under ``key``."""
-    kind = type(default)
+def _number_parser(kind, min_value, max_value):
+    """Parse a URL value as ``kind`` (int or float) within [min_value, max_value]."""
 
     def parse(raw):
         value = kind(float(raw)) if kind is int else kind(raw)
-        if not (min_value <= value <= max_value) or value != value:
+        if value != value or not (min_value <= value <= max_value):
             raise ValueError(raw)
         return value
 
-    _init(key, _param(key, default, parse))
+    return parse
+
+
+def url_slider(label: str, key: str, *, min_value, max_value, default, step=None,
+               container=st, **kwargs):
+    """A slider (int or float, from ``default``'s type) kept in the URL under ``key``."""
+    _init(key, _param(key, default, _number_parser(type(default), min_value, max_value)))
     value = container.slider(label, min_value=min_value, max_value=max_value, step=step,
                              key=key, **kwargs)
     st.query_params[key] = str(value)
@@ -59,15 +63,7 @@ def url_slider(label: str, key: str, *, min_value, max_value, default, step=None
 def url_number(label: str, key: str, *, min_value, max_value, default, step=None,
                container=st, **kwargs):
     """A number input kept in the URL under ``key`` (int or float from ``default``)."""
-    kind = type(default)
-
-    def parse(raw):
-        value = kind(float(raw)) if kind is int else kind(raw)
-        if not (min_value <= value <= max_value) or value != value:
-            raise ValueError(raw)
-        return value
-
-    _init(key, _param(key, default, parse))
+    _init(key, _param(key, default, _number_parser(type(default), min_value, max_value)))
     value = container.number_input(label, min_value=min_value, max_value=max_value,
                                    step=step, key=key, **kwargs)
     st.query_params[key] = str(value)
