@@ -99,8 +99,24 @@ def assert_no_exception(page) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def screenshot(page, name: str) -> Path:
+def screenshot(page, name: str, *, full: bool = True) -> Path:
+    """Save a PNG of the page; ``full`` grows the viewport to the whole app first.
+
+    Streamlit scrolls inside its own container, so Playwright's ``full_page`` sees
+    only the window: the viewport is stretched to the content's height instead.
+    """
     SHOTS.mkdir(exist_ok=True)
     path = SHOTS / f"{name}.png"
+    size = page.viewport_size
+    if full and size:
+        height = page.evaluate(
+            "() => Math.max(...Array.from(document.querySelectorAll("
+            "'[data-testid=\"stMain\"], [data-testid=\"stAppViewContainer\"], section.main'),"
+            " e => e.scrollHeight), document.body.scrollHeight)"
+        )
+        page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 12000)})
+        page.wait_for_timeout(400)
     page.screenshot(path=str(path), full_page=True)
+    if full and size:
+        page.set_viewport_size(size)
     return path
