@@ -7,3 +7,11 @@ from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
 
 __all__ = ["check_random_state", "InputError"]
+
+from mondrian_core.process import (  # noqa: E402
+    MondrianSample, expected_cells, extend_mondrian, first_cut_check, max_lifetime,
+    projectivity_check, sample_mondrian_process,
+)
+
+__all__ += ["MondrianSample", "expected_cells", "extend_mondrian", "first_cut_check",
+            "max_lifetime", "projectivity_check", "sample_mondrian_process"]
