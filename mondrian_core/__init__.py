@@ -9,9 +9,9 @@ from mondrian_core.errors import InputError
 __all__ = ["check_random_state", "InputError"]
 
 from mondrian_core.process import (  # noqa: E402
-    MondrianSample, expected_cells, extend_mondrian, first_cut_check, max_lifetime,
+    MondrianSample, expected_cells, extend_mondrian, extension_chain, first_cut_check, max_lifetime,
     projectivity_check, sample_mondrian_process,
 )
 
-__all__ += ["MondrianSample", "expected_cells", "extend_mondrian", "first_cut_check",
+__all__ += ["MondrianSample", "expected_cells", "extend_mondrian", "extension_chain", "first_cut_check",
             "max_lifetime", "projectivity_check", "sample_mondrian_process"]

@@ -748,3 +748,37 @@ def forest_cell_counts(lower, upper, lifetime, n_samples, random_state=None) -> 
     _mc_guard(lo, hi, lifetime, n)
     a = _forest(lo, hi, lifetime, n, check_random_state(random_state))
     return np.bincount(a["root"][a["split_dim"] < 0], minlength=n)
+
+
+def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
+                    random_state=None, *, max_cells: float = MAX_CELLS) -> list[MondrianSample]:
+    """Extend ``sample`` to ``[lower, upper]`` in ``n_steps`` growing boxes.
+
+    The boxes interpolate linearly from the sample's box to ``[lower, upper]``; each
+    step extends the previous one (a conditional Mondrian of a conditional Mondrian
+    is again one), so the last step is distributed as a direct extension. In every
+    returned sample ``source_node`` refers to the nodes of the original ``sample``.
+    """
+    from dataclasses import replace
+
+    lo, hi = _as_box(lower, upper, "new box")
+    if lo.size != sample.dim:
+        raise InputError(f"The new box must have {sample.dim} dimensions, got {lo.size}.")
+    if np.any(lo > sample.lower) or np.any(hi < sample.upper):
+        raise InputError("The new box must contain the sample's box.")
+    if not 1 <= int(n_steps) <= 50:
+        raise InputError(f"The number of steps must be between 1 and 50, got {n_steps}.")
+    _guard(lo, hi, sample.lifetime, max_cells, " (the extended box)")
+    rng = check_random_state(random_state)
+    out, prev = [], sample
+    for k in range(1, int(n_steps) + 1):
+        w = k / int(n_steps)
+        step = extend_mondrian(prev, sample.lower + w * (lo - sample.lower),
+                               sample.upper + w * (hi - sample.upper), rng, max_cells=max_cells)
+        src = step.source_node
+        if prev is not sample:
+            src = np.where(src >= 0, prev.source_node[np.maximum(src, 0)], -1)
+        step = replace(step, source_node=src)
+        out.append(step)
+        prev = step
+    return out
