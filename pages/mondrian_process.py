@@ -78,8 +78,10 @@ with user_errors():
 
 st.subheader("The partition growing in time, and its tree")
 ct, cf, cl, cn, cm = st.columns([4, 2, 2, 3, 1.3], vertical_alignment="bottom")
-if st.session_state.get("time", lifetime) > lifetime:
-    st.session_state["time"] = lifetime
+if "time" in st.session_state:
+    # re-assigned every run: the slider's range follows the lifetime, which makes it a new
+    # widget for Streamlit, and a new widget would otherwise forget the time
+    st.session_state["time"] = min(st.session_state["time"], lifetime)
 time = url_slider("Time t", "time", min_value=0.0, max_value=float(lifetime),
                   default=float(lifetime), step=0.01, container=ct,
                   help="The picture and the tree at this time (the link keeps it). "
