@@ -461,6 +461,16 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
     return MondrianSample._from_builder(builder, lo, hi, lifetime)
 
 
+def _containing_box(sample: MondrianSample, lower, upper):
+    lo, hi = _as_box(lower, upper, "new box")
+    if lo.size != sample.dim:
+        raise InputError(f"The new box must have {sample.dim} dimensions, got {lo.size}.")
+    if np.any(lo > sample.lower) or np.any(hi < sample.upper):
+        raise InputError("The new box must contain the sample's box "
+                         f"[{sample.lower.tolist()}, {sample.upper.tolist()}].")
+    return lo, hi
+
+
 def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
                     max_cells: float = MAX_CELLS) -> MondrianSample:
     """Extend a Mondrian sample to a larger box by the conditional Mondrian.
@@ -482,12 +492,7 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
         Its ``source_node`` maps every node to the node of ``sample`` it extends
         (``-1`` for new cuts and new regions).
     """
-    lo, hi = _as_box(lower, upper, "new box")
-    if lo.size != sample.dim:
-        raise InputError(f"The new box must have {sample.dim} dimensions, got {lo.size}.")
-    if np.any(lo > sample.lower) or np.any(hi < sample.upper):
-        raise InputError("The new box must contain the sample's box "
-                         f"[{sample.lower.tolist()}, {sample.upper.tolist()}].")
+    lo, hi = _containing_box(sample, lower, upper)
     L = sample.lifetime
     _guard(lo, hi, L, max_cells, " (the extended box)")
     rng = check_random_state(random_state)
@@ -761,11 +766,7 @@ def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
     """
     from dataclasses import replace
 
-    lo, hi = _as_box(lower, upper, "new box")
-    if lo.size != sample.dim:
-        raise InputError(f"The new box must have {sample.dim} dimensions, got {lo.size}.")
-    if np.any(lo > sample.lower) or np.any(hi < sample.upper):
-        raise InputError("The new box must contain the sample's box.")
+    lo, hi = _containing_box(sample, lower, upper)
     if not 1 <= int(n_steps) <= 50:
         raise InputError(f"The number of steps must be between 1 and 50, got {n_steps}.")
     _guard(lo, hi, sample.lifetime, max_cells, " (the extended box)")

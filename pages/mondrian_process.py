@@ -41,6 +41,12 @@ def _extension(width, height, lifetime, seed, grow, steps):
     return extension_chain(sample, [-dx, -dy], [width + dx, height + dy], steps, seed + 3)
 
 
+def _section(title: str):
+    """A view's heading, then its chart column and its controls column."""
+    st.subheader(title)
+    return st.columns([4, 1])
+
+
 # ----------------------------------------------------------------- controls
 
 page_header(
@@ -146,8 +152,7 @@ def growth_view(width: float, height: float, lifetime: float, seed: int) -> None
 def clocks_view(width: float, height: float, lifetime: float, seed: int) -> None:
     """The competing-clocks check."""
     sample = _sample(width, height, lifetime, seed)
-    st.subheader("Competing clocks, checked")
-    a, b = st.columns([4, 1])
+    a, b = _section("Competing clocks, checked")
     with b:
         n_clock = url_choice("Samples", "nclock", ["500", "2000", "10000"], default="2000",
                              widget="segmented",
@@ -174,8 +179,7 @@ def clocks_view(width: float, height: float, lifetime: float, seed: int) -> None
 def projectivity_view(width: float, height: float, lifetime: float, seed: int) -> None:
     """The projectivity check on a user-set sub-box."""
     sample = _sample(width, height, lifetime, seed)
-    st.subheader("Projectivity: the process seen on a sub-box")
-    a, b = st.columns([4, 1])
+    a, b = _section("Projectivity: the process seen on a sub-box")
     with b:
         sub_x = url_range("Sub-box x range", "subx", min_value=0.0, max_value=float(width),
                           default=(0.25 * width, 0.75 * width), step=0.01)
@@ -206,8 +210,7 @@ def projectivity_view(width: float, height: float, lifetime: float, seed: int) -
 def extension_view(width: float, height: float, lifetime: float, seed: int) -> None:
     """The conditional Mondrian growing the box."""
     sample = _sample(width, height, lifetime, seed)
-    st.subheader("Extension: growing the box (conditional Mondrian)")
-    a, b = st.columns([4, 1])
+    a, b = _section("Extension: growing the box (conditional Mondrian)")
     with b:
         grow = url_slider("Grow the box by", "grow", min_value=1.0, max_value=3.0, default=2.0,
                           step=0.1, help="The new box is this many times wider and taller, "
