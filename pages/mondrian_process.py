@@ -92,7 +92,7 @@ def growth_view(width: float, height: float, lifetime: float, seed: int) -> None
                       help="The picture and the tree at this time (the link keeps it). "
                            "\u25B6 Play in the chart animates from here in the browser.")
     fill = url_toggle("Colours", "fill", default=True, container=cf,
-                      help="Paint some cells red, blue, yellow or black, as Mondrian did.")
+                      help="Paint some cells red, blue, yellow or grey, as Mondrian did.")
     labels = url_toggle("Labels", "labels", default=True, container=cl,
                         help=f"Label each cut with its time (up to {MAX_LABELLED_CUTS} cuts) and each "
                              "tree node with its two clock rates (up to 25 cuts).")

@@ -20,8 +20,8 @@ from plotly.subplots import make_subplots
 from mondrian_core.figures.theme import (BLACK, BLUE, GREY, LIGHT_GREY, RED, WHITE, YELLOW,
                                          styled)
 
-#: Fill colours of cells (white cells are left unfilled).
-_FILLS = [RED, BLUE, YELLOW, BLACK]
+#: Fill colours of cells (white cells are left unfilled; black is kept for the cuts).
+_FILLS = [RED, BLUE, YELLOW, LIGHT_GREY]
 #: Share of cells that get a colour; the rest stay white, as in Mondrian's paintings.
 _COLOURED = 0.35
 #: Above this many cuts, labels and tree annotations are left out (unreadable).
@@ -80,7 +80,8 @@ def _rectangles(lower, upper):
 
 
 def cell_colour_index(node_ids) -> np.ndarray:
-    """A fixed pseudo-random colour per node id: -1 (white) or an index into the fills."""
+    """A fixed pseudo-random colour per node id: -1 (white) or an index into the fills
+    (so a cell keeps its colour from frame to frame)."""
     h = (np.asarray(node_ids, dtype=np.uint64) * np.uint64(2654435761)) % np.uint64(1000)
     h = h.astype(float) / 1000.0
     return np.where(h < _COLOURED, (h / _COLOURED * len(_FILLS)).astype(int), -1)
@@ -194,7 +195,7 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
     """The partition at ``time`` beside its tree (Balog et al. 2016, Figure 1 (a), (b)).
 
     Left: the box with every cut present at ``time`` as a black line labelled with
-    the time it appeared; ``fill`` paints some cells red, blue, yellow or black.
+    the time it appeared; ``fill`` paints some cells red, blue, yellow or grey.
     Right: the binary tree, time increasing downwards; every internal node shows the
     rates of its two competing clocks (its box's width and height), the winner (the
     dimension that was cut) in red; the cells alive at ``time`` are marked where
@@ -223,7 +224,9 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
                              showlegend=False, name="cuts"), 1, 1)
     animated.append(len(fig.data) - 1)
     if labels:
-        fig.add_trace(go.Scatter(mode="text", textfont=dict(color=BLUE, size=12),
+        fig.add_trace(go.Scatter(mode="text",
+                                 textfont=dict(color=BLACK, size=12, weight="bold",
+                                               shadow="0 0 3px white, 0 0 3px white"),
                                  textposition="top right", hoverinfo="skip", showlegend=False,
                                  name="cut times"), 1, 1)
         animated.append(len(fig.data) - 1)
@@ -277,13 +280,15 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
     if selected_node is not None and 0 <= selected_node < sample.n_nodes:
         j = int(selected_node)
         sx, sy = _rectangles(sample.node_lower[[j]], sample.node_upper[[j]])
-        fig.add_trace(go.Scatter(x=sx, y=sy, mode="lines", fill="toself",
-                                 fillcolor="rgba(19,86,162,0.15)",
-                                 line=dict(color=BLUE, width=4), hoverinfo="skip",
-                                 showlegend=False, name="selected cell"), 1, 1)
+        # black under yellow: visible on every Mondrian colour
+        for colour, width in ((BLACK, 9), (YELLOW, 4)):
+            fig.add_trace(go.Scatter(x=sx, y=sy, mode="lines", line=dict(color=colour,
+                                                                         width=width),
+                                     hoverinfo="skip", showlegend=False,
+                                     name="selected cell"), 1, 1)
         fig.add_trace(go.Scatter(x=[x[j]], y=[_node_y(sample)[j]], mode="markers",
-                                 marker=dict(size=22, color="rgba(0,0,0,0)",
-                                             line=dict(color=BLUE, width=3)),
+                                 marker=dict(size=24, color="rgba(0,0,0,0)",
+                                             line=dict(color=BLUE, width=4)),
                                  hoverinfo="skip", showlegend=False, name="selected node"),
                       1, 2)
     # -- initial state and frames
@@ -318,7 +323,6 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
                                                       transition=dict(duration=0))])
                           for tt in times])],
         margin=dict(l=50, r=20, t=60, b=130),
-        dragmode="select", clickmode="event+select",
     )
     pad = 0.02 * float(max(hi - lo))
     fig.update_xaxes(range=[lo[0] - pad, hi[0] + pad], title_text="x", row=1, col=1,

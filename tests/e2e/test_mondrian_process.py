@@ -60,3 +60,30 @@ def test_page_plays_the_animation(app_url, page):
     assert current.text_content() != middle
     assert_no_exception(page)
     screenshot(page, "mondrian_process_played")
+
+
+def test_clicking_a_node_highlights_its_cell(app_url, page):
+    page.goto(app_url + "/mondrian_process?lifetime=2&seed=5&time=2")
+    wait_for_app(page)
+    chart = _chart(page)
+    chart.wait_for(timeout=30_000)
+    page.wait_for_timeout(800)
+    details = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text="born at t =")
+    assert details.count() == 0
+    # the tree's nodes are the last markers drawn; click one (a real mouse click)
+    points = chart.locator("g.scatterlayer g.trace path.point")
+    assert points.count() > 0
+    points.last.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    box = points.last.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x - 5, y - 5)
+    page.mouse.move(x, y, steps=5)  # plotly finds the point under the mouse on hover
+    page.wait_for_timeout(300)
+    screenshot(page, "mondrian_process_hover")
+    page.mouse.down()
+    page.mouse.up()
+    details.first.wait_for(timeout=30_000)
+    wait_for_app(page)
+    assert_no_exception(page)
+    screenshot(page, "mondrian_process_node_selected")
