@@ -90,7 +90,7 @@ def growth_view(width: float, height: float, lifetime: float, seed: int) -> None
     time = url_slider("Time t", "time", min_value=0.0, max_value=float(lifetime),
                       default=float(lifetime), step=0.01, container=ct,
                       help="The picture and the tree at this time (the link keeps it). "
-                           "\u25B6 Play in the chart animates from here in the browser.")
+                           "\u25B6 Play in the chart animates the growth from 0 in the browser.")
     fill = url_toggle("Colours", "fill", default=True, container=cf,
                       help="Paint some cells red, blue, yellow or grey, as Mondrian did.")
     labels = url_toggle("Labels", "labels", default=True, container=cl,

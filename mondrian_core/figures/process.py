@@ -302,9 +302,8 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
         fig.data[idx].update(**d)
     frames = [dict(name=_fmt(tt), data=[dict(type="scatter", **d) for d in state(tt)],
                    traces=all_animated) for tt in times]
-    # from the shown time onwards; from the start when the full picture is shown
-    play = dict(frame=dict(duration=frame_ms, redraw=True),
-                fromcurrent=bool(active < len(times) - 1),
+    # the first Play starts at time 0; after Pause, Play resumes where it stopped
+    play = dict(frame=dict(duration=frame_ms, redraw=True), fromcurrent=True,
                 transition=dict(duration=0), mode="immediate")
     fig.update_layout(
         updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.13, xanchor="left",
