@@ -41,6 +41,10 @@ def _extension(width, height, lifetime, seed, grow, steps):
     return extension_chain(sample, [-dx, -dy], [width + dx, height + dy], steps, seed + 3)
 
 
+def _pvalue(p: float) -> str:
+    return "n/a" if p != p else f"{p:.3f}"  # nan: too few distinct outcomes to test
+
+
 def _section(title: str):
     """A view's heading, then its chart column and its controls column."""
     st.subheader(title)
@@ -162,8 +166,8 @@ def clocks_view(width: float, height: float, lifetime: float, seed: int) -> None
             check = _clocks(width, height, lifetime, seed, int(n_clock))
             show_figure(first_cut_figure(check), "competing-clocks",
                         params=dict(lifetime=lifetime, width=width, height=height, seed=seed))
-            b.metric("KS p-value (time)", f"{check.ks_pvalue:.3f}")
-            b.metric("\u03c7\u00b2 p-value (dimension)", f"{check.dim_pvalue:.3f}")
+            b.metric("KS p-value (time)", _pvalue(check.ks_pvalue))
+            b.metric("\u03c7\u00b2 p-value (dimension)", _pvalue(check.dim_pvalue))
     st.caption(
         f"Over many Mondrians on this {width:g} \u00d7 {height:g} box: the first cut comes after "
         f"an Exp(width + height = {width + height:g}) time (the density in red; samples with no "
@@ -194,7 +198,7 @@ def projectivity_view(width: float, height: float, lifetime: float, seed: int) -
                                  int(n_proj))
             show_figure(projectivity_figure(sample, restricted, proj), "projectivity",
                         params=dict(lifetime=lifetime, seed=seed))
-            b.metric("Two-sample p-value", f"{proj.pvalue:.3f}")
+            b.metric("Two-sample p-value", _pvalue(proj.pvalue))
     st.caption(
         "Left: the sample above (grey) and the cuts that cross the blue sub-box (black), which "
         "keep their times. Right: over many samples, the number of cells inside the sub-box "

@@ -314,3 +314,22 @@ def test_extension_refuses_a_smaller_box():
     s = sample_mondrian_process([0, 0], [1, 1], 2.0, 0)
     with pytest.raises(InputError, match="contain"):
         extend_mondrian(s, [0.1, 0], [1, 1], 0)
+
+
+def test_extension_chain_keeps_the_old_sample_and_maps_to_it():
+    from mondrian_core import extension_chain
+
+    old = sample_mondrian_process([0.4, 0.4], [0.6, 0.7], 5.0, 3)
+    chain = extension_chain(old, [0, 0], [1, 1], 4, 4)
+    assert len(chain) == 4
+    sizes = [np.prod(s.upper - s.lower) for s in chain]
+    assert np.all(np.diff(sizes) > 0) and sizes[-1] == pytest.approx(1.0)
+    for step in chain:
+        back = step.restrict(old.lower, old.upper)
+        np.testing.assert_array_equal(back.cut_times, old.cut_times)
+        kept = step.source_node >= 0
+        # every kept node has the old node's cut (same time, dimension and location)
+        src = step.source_node[kept]
+        np.testing.assert_array_equal(step.split_time[kept], old.split_time[src])
+        np.testing.assert_array_equal(step.split_dim[kept], old.split_dim[src])
+        assert set(src) == set(range(old.n_nodes))
