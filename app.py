@@ -16,6 +16,9 @@ class View:
 
 # One entry per page, in reading order. Each page's file says what it shows.
 VIEWS: list[View] = [
+    View("pages/mondrian_process.py", "Mondrian process", ":material/grid_view:",
+         "Watch a Mondrian partition of a box grow in time beside its tree of competing "
+         "clocks; check the clocks, projectivity and the conditional Mondrian live."),
 ]
 
 

@@ -36,3 +36,10 @@ __all__ += [
     "read_csv_table", "regression_surface_2d", "toy_jumps_1d", "train_val_test_split",
     "two_moons", "two_spirals", "uniform_box", "xor_blobs",
 ]
+from mondrian_core.process import (  # noqa: E402
+    MondrianSample, expected_cells, extend_mondrian, extension_chain, first_cut_check, max_lifetime,
+    projectivity_check, sample_mondrian_process,
+)
+
+__all__ += ["MondrianSample", "expected_cells", "extend_mondrian", "extension_chain", "first_cut_check",
+            "max_lifetime", "projectivity_check", "sample_mondrian_process"]

@@ -164,3 +164,51 @@ def user_errors():
     except InputError as err:
         st.error(str(err))
         st.stop()
+
+
+def url_range(label: str, key: str, *, min_value: float, max_value: float,
+              default: tuple[float, float], step=None, container=st, **kwargs):
+    """A two-handle range slider (floats) kept in the URL as ``lo~hi`` under ``key``.
+
+    A stored range outside ``[min_value, max_value]`` (e.g. after the box shrank) is
+    clipped into it.
+    """
+
+    def parse(raw):
+        lo, hi = (float(v) for v in raw.split("~"))
+        if not (lo == lo and hi == hi and lo <= hi):
+            raise ValueError(raw)
+        return lo, hi
+
+    _init(key, _param(key, default, parse))
+    lo, hi = st.session_state[key]
+    lo, hi = min(max(lo, min_value), max_value), min(max(hi, min_value), max_value)
+    st.session_state[key] = (lo, hi)
+    value = container.slider(label, min_value=min_value, max_value=max_value, step=step,
+                             key=key, **kwargs)
+    st.query_params[key] = f"{value[0]:g}~{value[1]:g}"
+    return value
+
+
+@contextlib.contextmanager
+def section_errors():
+    """Like :func:`user_errors`, but only the current section stops: the message is
+    shown and the rest of the page still runs."""
+    try:
+        yield
+    except InputError as err:
+        st.error(str(err))
+
+
+# A page link opened on a freshly started server: Streamlit sees the ``pages/`` folder
+# and runs the page file on its own (legacy multipage mode), without app.py's
+# navigation, layout and theme. Switch to app.py's st.navigation and run again.
+def _leave_legacy_pages_mode() -> None:
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_leave_legacy_pages_mode()

@@ -1,0 +1,532 @@
+"""Figures of the Mondrian process (Balog et al. 2016, Figure 1 and section 2).
+
+Pure functions: core results in, styled plotly figures out.
+
+- :func:`growth_figure`: the partition growing in time (cuts labelled with their
+  times, optional Mondrian-colour fills) beside the binary tree with time on the
+  vertical axis; plotly frames animate both (play / pause / time slider).
+- :func:`first_cut_figure`: the competing-clocks check.
+- :func:`projectivity_figure`: a sample restricted to a sub-box and the
+  distribution of the number of cells there, restricted vs direct.
+- :func:`extension_figure`: a conditional Mondrian: old cuts, their extensions,
+  new cuts above old ones and in the new regions; frames grow the box.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from mondrian_core.figures.theme import (BLACK, BLUE, GREY, LIGHT_GREY, RED, WHITE, YELLOW,
+                                         styled)
+
+#: Fill colours of cells (white cells are left unfilled; black is kept for the cuts).
+_FILLS = [RED, BLUE, YELLOW, LIGHT_GREY]
+#: Share of cells that get a colour; the rest stay white, as in Mondrian's paintings.
+_COLOURED = 0.35
+#: Above this many cuts, labels and tree annotations are left out (unreadable).
+MAX_LABELLED_CUTS = 40
+#: Above this many cuts, the tree's clock-rate labels are left out (they would overlap).
+MAX_CLOCK_LABELS = 25
+
+
+def _need_2d(sample) -> None:
+    if sample.dim != 2:
+        raise ValueError(f"This figure draws 2-D samples, got D={sample.dim}.")
+
+
+# ----------------------------------------------------------------- geometry helpers
+
+
+def _cut_segments(sample, nodes, lower=None, upper=None):
+    """Polyline (x, y with None gaps) of the cuts of ``nodes`` across their boxes.
+
+    ``lower``/``upper`` (n, 2) override the boxes the cuts span (e.g. a sub-box).
+    """
+    lo = sample.node_lower[nodes] if lower is None else lower
+    hi = sample.node_upper[nodes] if upper is None else upper
+    d = sample.split_dim[nodes]
+    x = sample.split_loc[nodes]
+    vertical = d == 0
+    x0 = np.where(vertical, x, lo[:, 0])
+    x1 = np.where(vertical, x, hi[:, 0])
+    y0 = np.where(vertical, lo[:, 1], x)
+    y1 = np.where(vertical, hi[:, 1], x)
+    return _polyline(x0, y0, x1, y1)
+
+
+def _polyline(x0, y0, x1, y1):
+    n = len(x0)
+    xs = np.full(3 * n, np.nan)
+    ys = np.full(3 * n, np.nan)
+    xs[0::3], xs[1::3] = x0, x1
+    ys[0::3], ys[1::3] = y0, y1
+    return _nan_to_none(xs), _nan_to_none(ys)
+
+
+def _nan_to_none(a):
+    """NaN marks a gap between line pieces (plotly serialises it as null)."""
+    return np.asarray(a, dtype=float)
+
+
+def _rectangles(lower, upper):
+    """Closed outlines of boxes (x, y with None gaps), for fills or outlines."""
+    n = len(lower)
+    xs = np.full((n, 6), np.nan)
+    ys = np.full((n, 6), np.nan)
+    xs[:, :5] = np.stack([lower[:, 0], upper[:, 0], upper[:, 0], lower[:, 0], lower[:, 0]], 1)
+    ys[:, :5] = np.stack([lower[:, 1], lower[:, 1], upper[:, 1], upper[:, 1], lower[:, 1]], 1)
+    return _nan_to_none(xs.ravel()), _nan_to_none(ys.ravel())
+
+
+def cell_colour_index(node_ids) -> np.ndarray:
+    """A fixed pseudo-random colour per node id: -1 (white) or an index into the fills
+    (so a cell keeps its colour from frame to frame)."""
+    h = (np.asarray(node_ids, dtype=np.uint64) * np.uint64(2654435761)) % np.uint64(1000)
+    h = h.astype(float) / 1000.0
+    return np.where(h < _COLOURED, (h / _COLOURED * len(_FILLS)).astype(int), -1)
+
+
+def tree_layout(sample) -> np.ndarray:
+    """Horizontal position of every node: leaves 0, 1, 2, ... left to right (in-order),
+    an internal node midway between its children. Vectorised level by level."""
+    n = sample.n_nodes
+    depth = sample.depth()
+    leaves = np.zeros(n)
+    leaves[sample.is_leaf] = 1
+    levels = [np.flatnonzero(depth == k) for k in range(depth.max() + 1)]
+    for nodes in reversed(levels[1:]):  # bottom-up: leaf counts
+        np.add.at(leaves, sample.parent[nodes], leaves[nodes])
+    start = np.zeros(n)
+    for nodes in levels:  # top-down: left edge of each subtree
+        inner = nodes[~sample.is_leaf[nodes]]
+        start[sample.left[inner]] = start[inner]
+        start[sample.right[inner]] = start[inner] + leaves[sample.left[inner]]
+    x = start.copy()
+    for nodes in reversed(levels):  # bottom-up: midpoints
+        inner = nodes[~sample.is_leaf[nodes]]
+        x[inner] = 0.5 * (x[sample.left[inner]] + x[sample.right[inner]])
+    return x
+
+
+def _node_y(sample) -> np.ndarray:
+    """Where a node is drawn on the time axis: at its cut, leaves at the lifetime."""
+    return np.where(sample.is_leaf, sample.lifetime, sample.split_time)
+
+
+def _tree_edges(sample, x, until):
+    """Tree drawing clipped to times <= ``until``: each node's vertical stem from its
+    birth to its cut (or the lifetime), and a bar joining the children at the cut."""
+    y_end = np.minimum(_node_y(sample), until)
+    alive = sample.birth_time <= until
+    ids = np.flatnonzero(alive)
+    sx, sy = _polyline(x[ids], sample.birth_time[ids], x[ids], y_end[ids])
+    inner = np.flatnonzero(~sample.is_leaf & (sample.split_time <= until))
+    bx, by = _polyline(x[sample.left[inner]], sample.split_time[inner],
+                       x[sample.right[inner]], sample.split_time[inner])
+    return np.concatenate([sx, bx]), np.concatenate([sy, by])
+
+
+def _frame_times(lifetime, time, n_frames):
+    times = np.linspace(0.0, lifetime, n_frames)
+    times = np.unique(np.append(times, time))
+    return times, int(np.searchsorted(times, time))
+
+
+def _with_frames(fig: go.Figure, frames: list[dict]) -> go.Figure:
+    """Attach animation frames built here from plain data (skips plotly's per-value
+    validation, which would dominate the time of a slider move)."""
+    return go.Figure(data=fig.data, layout=fig.layout, frames=frames, _validate=False)
+
+
+def _fmt(t):
+    return f"{t:.2f}"
+
+
+# ----------------------------------------------------------------- growth + tree
+
+
+def _partition_state(sample, t, fill, labels):
+    """Data of the animated partition traces at time ``t``, in trace order."""
+    cells = sample.cell_nodes(t)
+    data = []
+    if fill:
+        colour = cell_colour_index(cells)
+        for k in range(len(_FILLS)):
+            ids = cells[colour == k]
+            fx, fy = _rectangles(sample.node_lower[ids], sample.node_upper[ids])
+            data.append(dict(x=fx, y=fy))
+    cut = sample.cut_nodes
+    cut = cut[sample.split_time[cut] <= t]
+    cx, cy = _cut_segments(sample, cut)
+    data.append(dict(x=cx, y=cy))
+    if labels:
+        mid = 0.5 * (sample.node_lower[cut] + sample.node_upper[cut])
+        vertical = sample.split_dim[cut] == 0
+        lx = np.where(vertical, sample.split_loc[cut], mid[:, 0])
+        ly = np.where(vertical, mid[:, 1], sample.split_loc[cut])
+        data.append(dict(x=lx.tolist(), y=ly.tolist(),
+                         text=[_fmt(v) for v in sample.split_time[cut]]))
+    centre = 0.5 * (sample.node_lower[cells] + sample.node_upper[cells])
+    data.append(dict(x=centre[:, 0].tolist(), y=centre[:, 1].tolist(),
+                     customdata=cells.tolist()))
+    return data
+
+
+def _tree_state(sample, x, t):
+    ex, ey = _tree_edges(sample, x, t)
+    cells = sample.cell_nodes(t)
+    return [dict(x=ex, y=ey),
+            dict(x=x[cells].tolist(), y=[float(t)] * len(cells), customdata=cells.tolist()),
+            dict(x=[float(x.min()) - 0.5, float(x.max()) + 0.5], y=[float(t)] * 2)]
+
+
+def _clock_label(sides, winner):
+    parts = []
+    for d, s in enumerate(sides):
+        txt = f"{s:.2f}"
+        parts.append(f"<b><span style='color:{RED}'>{txt}</span></b>" if d == winner else txt)
+    return " ".join(parts)
+
+
+def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None = None,
+                  selected_node: int | None = None, n_frames: int = 41,
+                  frame_ms: int = 120, height: int = 640) -> go.Figure:
+    """The partition at ``time`` beside its tree (Balog et al. 2016, Figure 1 (a), (b)).
+
+    Left: the box with every cut present at ``time`` as a black line labelled with
+    the time it appeared; ``fill`` paints some cells red, blue, yellow or grey.
+    Right: the binary tree, time increasing downwards; every internal node shows the
+    rates of its two competing clocks (its box's width and height), the winner (the
+    dimension that was cut) in red; the cells alive at ``time`` are marked where
+    their stems cross the time line. Frames from 0 to the lifetime animate both;
+    ``selected_node`` outlines one node's box and circles it in the tree.
+    Points of the traces named "cells" and "nodes" carry node ids as ``customdata``.
+    """
+    _need_2d(sample)
+    t = sample.lifetime if time is None else float(time)
+    if labels is None:
+        labels = sample.cut_times.size <= MAX_LABELLED_CUTS
+    x = tree_layout(sample)
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.5, 0.5], horizontal_spacing=0.08,
+                        subplot_titles=("(a) the partition at time t",
+                                        "(b) the tree, time running down"))
+    lo, hi = sample.lower, sample.upper
+    # -- animated partition traces
+    animated = []
+    if fill:
+        for c in _FILLS:
+            fig.add_trace(go.Scatter(mode="lines", fill="toself", fillcolor=c,
+                                     line=dict(width=0), hoverinfo="skip", showlegend=False,
+                                     name="fill"), 1, 1)
+            animated.append(len(fig.data) - 1)
+    fig.add_trace(go.Scatter(mode="lines", line=dict(color=BLACK, width=3), hoverinfo="skip",
+                             showlegend=False, name="cuts"), 1, 1)
+    animated.append(len(fig.data) - 1)
+    if labels:
+        fig.add_trace(go.Scatter(mode="text",
+                                 textfont=dict(color=BLACK, size=12, weight="bold",
+                                               shadow="0 0 3px white, 0 0 3px white"),
+                                 textposition="top right", hoverinfo="skip", showlegend=False,
+                                 name="cut times"), 1, 1)
+        animated.append(len(fig.data) - 1)
+    fig.add_trace(go.Scatter(mode="markers", marker=dict(size=9, color=GREY, opacity=0.35),
+                             hovertemplate="cell (node %{customdata})<extra></extra>",
+                             showlegend=False, name="cells"), 1, 1)
+    animated.append(len(fig.data) - 1)
+    # -- static partition traces: box outline, selection
+    bx, by = _rectangles(lo[None, :], hi[None, :])
+    fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color=BLACK, width=5),
+                             hoverinfo="skip", showlegend=False, name="box"), 1, 1)
+    # -- tree: static full tree in grey, nodes with their clocks
+    gx, gy = _tree_edges(sample, x, sample.lifetime)
+    fig.add_trace(go.Scatter(x=gx, y=gy, mode="lines", line=dict(color=LIGHT_GREY, width=2),
+                             hoverinfo="skip", showlegend=False, name="future"), 1, 2)
+    tree_animated = []
+    fig.add_trace(go.Scatter(mode="lines", line=dict(color=BLACK, width=2.5), hoverinfo="skip",
+                             showlegend=False, name="past"), 1, 2)
+    tree_animated.append(len(fig.data) - 1)
+    fig.add_trace(go.Scatter(mode="markers",
+                             marker=dict(size=11, color=YELLOW, line=dict(color=BLACK, width=1.5)),
+                             hovertemplate="cell at the current time (node %{customdata})"
+                                           "<extra></extra>",
+                             showlegend=False, name="current cells"), 1, 2)
+    tree_animated.append(len(fig.data) - 1)
+    fig.add_trace(go.Scatter(mode="lines", line=dict(color=RED, width=1.5, dash="dot"),
+                             hoverinfo="skip", showlegend=False, name="time line"), 1, 2)
+    tree_animated.append(len(fig.data) - 1)
+    sides = sample.node_upper - sample.node_lower
+    inner = ~sample.is_leaf
+    hover = [
+        f"node {j}<br>born {sample.birth_time[j]:.3f}<br>"
+        + (f"cut at {sample.split_time[j]:.3f} in {'xy'[sample.split_dim[j]]} "
+           f"at {sample.split_loc[j]:.3f}" if inner[j] else "leaf (no cut before the lifetime)")
+        + f"<br>clock rates: width {sides[j, 0]:.3f}, height {sides[j, 1]:.3f}"
+        for j in range(sample.n_nodes)
+    ]
+    fig.add_trace(go.Scatter(
+        x=x, y=_node_y(sample), mode="markers", customdata=np.arange(sample.n_nodes),
+        marker=dict(size=np.where(inner, 11, 7), symbol=np.where(inner, "circle", "square"),
+                    color=np.where(inner, WHITE, BLACK), line=dict(color=BLACK, width=1.5)),
+        hovertext=hover, hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
+        name="nodes"), 1, 2)
+    if labels and 0 < inner.sum() <= MAX_CLOCK_LABELS:
+        ids = np.flatnonzero(inner)
+        fig.add_trace(go.Scatter(
+            x=x[ids], y=sample.split_time[ids], mode="text",
+            text=[_clock_label(sides[j], sample.split_dim[j]) for j in ids],
+            textposition="bottom center", textfont=dict(size=10, color=BLACK),
+            hoverinfo="skip", showlegend=False, name="clock rates"), 1, 2)
+    if selected_node is not None and 0 <= selected_node < sample.n_nodes:
+        j = int(selected_node)
+        sx, sy = _rectangles(sample.node_lower[[j]], sample.node_upper[[j]])
+        # black under yellow: visible on every Mondrian colour
+        for colour, width in ((BLACK, 9), (YELLOW, 4)):
+            fig.add_trace(go.Scatter(x=sx, y=sy, mode="lines", line=dict(color=colour,
+                                                                         width=width),
+                                     hoverinfo="skip", showlegend=False,
+                                     name="selected cell"), 1, 1)
+        fig.add_trace(go.Scatter(x=[x[j]], y=[_node_y(sample)[j]], mode="markers",
+                                 marker=dict(size=24, color="rgba(0,0,0,0)",
+                                             line=dict(color=BLUE, width=4)),
+                                 hoverinfo="skip", showlegend=False, name="selected node"),
+                      1, 2)
+    # -- initial state and frames
+    times, active = _frame_times(sample.lifetime, t, n_frames)
+    all_animated = animated + tree_animated
+
+    def state(tt):
+        return _partition_state(sample, tt, fill, labels) + _tree_state(sample, x, tt)
+
+    for idx, d in zip(all_animated, state(t)):
+        fig.data[idx].update(**d)
+    frames = [dict(name=_fmt(tt), data=[dict(type="scatter", **d) for d in state(tt)],
+                   traces=all_animated) for tt in times]
+    # the first Play starts at time 0; after Pause, Play resumes where it stopped
+    play = dict(frame=dict(duration=frame_ms, redraw=True), fromcurrent=True,
+                transition=dict(duration=0), mode="immediate")
+    fig.update_layout(
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.13, xanchor="left",
+                          yanchor="top", pad=dict(t=0, r=10), showactive=False, buttons=[
+                              dict(label="\u25B6 Play", method="animate", args=[None, play]),
+                              dict(label="\u275A\u275A Pause", method="animate",
+                                   args=[[None], dict(frame=dict(duration=0, redraw=False),
+                                                      mode="immediate")]),
+                          ])],
+        sliders=[dict(active=active, x=0.22, len=0.78, y=-0.11, yanchor="top",
+                      currentvalue=dict(prefix="time t = ", font=dict(size=13)),
+                      pad=dict(t=10, b=0), steps=[
+                          dict(label=_fmt(tt), method="animate",
+                               args=[[_fmt(tt)], dict(frame=dict(duration=0, redraw=True),
+                                                      mode="immediate",
+                                                      transition=dict(duration=0))])
+                          for tt in times])],
+        margin=dict(l=50, r=20, t=60, b=130),
+    )
+    pad = 0.02 * float(max(hi - lo))
+    fig.update_xaxes(range=[lo[0] - pad, hi[0] + pad], title_text="x", row=1, col=1,
+                     constrain="domain", showgrid=False)
+    fig.update_yaxes(range=[lo[1] - pad, hi[1] + pad], title_text="y", row=1, col=1,
+                     scaleanchor="x", scaleratio=1, showgrid=False)
+    span = max(float(x.max()), 1.0)
+    fig.update_xaxes(range=[-0.8, span + 0.8], showticklabels=False, ticks="", title_text="",
+                     showgrid=False, row=1, col=2)
+    fig.update_yaxes(range=[sample.lifetime * 1.04, -0.04 * sample.lifetime - 0.05],
+                     title_text="time", row=1, col=2)
+    return _with_frames(styled(fig, height=height), frames)
+
+
+# ----------------------------------------------------------------- competing clocks
+
+
+def first_cut_figure(check, *, bins: int = 30, height: int = 380) -> go.Figure:
+    """Competing clocks: first-cut times against Exp(linear dimension), and cut
+    dimensions against the side proportions (with +-2 binomial standard errors)."""
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.12,
+                        subplot_titles=("Time of the first cut", "Dimension of the first cut"))
+    n = check.n_samples
+    seen = np.isfinite(check.times)
+    rate, L = check.rate, check.lifetime
+    edges = np.linspace(0.0, L, bins + 1) if L > 0 else np.array([0.0, 1.0])
+    counts, _ = np.histogram(check.times[seen], bins=edges)
+    width = np.diff(edges)
+    fig.add_trace(go.Bar(x=0.5 * (edges[1:] + edges[:-1]), y=counts / (n * width), width=width,
+                         marker=dict(color=BLUE, line=dict(color=WHITE, width=0.5)),
+                         name=f"sampled ({n:,} Mondrians)"), 1, 1)
+    tt = np.linspace(0.0, edges[-1], 200)
+    fig.add_trace(go.Scatter(x=tt, y=rate * np.exp(-rate * tt), mode="lines",
+                             line=dict(color=RED, width=3),
+                             name=f"Exp({rate:.3g}) density"), 1, 1)
+    props = check.side_proportions
+    dims = np.bincount(check.dims[seen], minlength=props.size)
+    m = max(int(seen.sum()), 1)
+    freq = dims / m
+    se = np.sqrt(np.clip(props * (1 - props), 0, None) / m)
+    names = ["x (width)", "y (height)", "z"][: props.size] if props.size <= 3 else \
+        [f"dim {d}" for d in range(props.size)]
+    fig.add_trace(go.Bar(x=names, y=freq, marker_color=BLUE, showlegend=False,
+                         name="sampled"), 1, 2)
+    fig.add_trace(go.Scatter(x=names, y=props, mode="markers",
+                             marker=dict(symbol="line-ew-open", size=40, color=RED,
+                                         line=dict(width=3)),
+                             error_y=dict(array=2 * se, color=RED, thickness=1.2, width=10),
+                             name="side / linear dimension (+-2 s.e.)"), 1, 2)
+    fig.update_xaxes(title_text="first cut time", row=1, col=1)
+    fig.update_yaxes(title_text="density", row=1, col=1)
+    fig.update_yaxes(title_text="fraction of first cuts", range=[0, 1], row=1, col=2)
+    fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0), bargap=0.05,
+                      margin=dict(b=90))
+    return styled(fig, height=height)
+
+
+# ----------------------------------------------------------------- projectivity
+
+
+def projectivity_figure(sample, restricted, check, *, height: int = 420) -> go.Figure:
+    """Left: the sample (grey) and its restriction to the sub-box (black, blue frame).
+    Right: how often the sub-box has k cells, restricted vs sampled directly."""
+    _need_2d(sample)
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55], horizontal_spacing=0.14,
+                        subplot_titles=("Sample restricted to the sub-box",
+                                        "Cells in the sub-box over many samples"))
+    cx, cy = _cut_segments(sample, sample.cut_nodes)
+    fig.add_trace(go.Scatter(x=cx, y=cy, mode="lines", line=dict(color=GREY, width=1.5),
+                             hoverinfo="skip", name="cuts on the whole box"), 1, 1)
+    rx, ry = _cut_segments(restricted, restricted.cut_nodes)
+    fig.add_trace(go.Scatter(x=rx, y=ry, mode="lines", line=dict(color=BLACK, width=3),
+                             hoverinfo="skip", name="cuts of the restriction"), 1, 1)
+    bx, by = _rectangles(sample.lower[None], sample.upper[None])
+    fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color=BLACK, width=4),
+                             hoverinfo="skip", showlegend=False), 1, 1)
+    sx, sy = _rectangles(restricted.lower[None], restricted.upper[None])
+    fig.add_trace(go.Scatter(x=sx, y=sy, mode="lines", line=dict(color=BLUE, width=4),
+                             fill="toself", fillcolor="rgba(19,86,162,0.08)",
+                             hoverinfo="skip", name="sub-box"), 1, 1)
+    top = int(max(check.restricted.max(), check.direct.max()))
+    k = np.arange(1, top + 1)
+    for counts, name, colour in ((check.restricted, "restricted from the box", BLUE),
+                                 (check.direct, "sampled on the sub-box", RED)):
+        freq = np.bincount(counts, minlength=top + 1)[1:] / counts.size
+        fig.add_trace(go.Bar(x=k, y=freq, name=name, marker_color=colour, opacity=0.8), 1, 2)
+    fig.add_vline(x=check.expected, line=dict(color=BLACK, dash="dash", width=2), row=1, col=2)
+    fig.add_annotation(x=check.expected, y=1, yref="y2 domain", xref="x2",
+                       text=f"mean prod(1 + L s_d) = {check.expected:.2f}", showarrow=False,
+                       xanchor="left", yanchor="top", xshift=4)
+    pad = 0.02 * float(max(sample.upper - sample.lower))
+    fig.update_xaxes(range=[sample.lower[0] - pad, sample.upper[0] + pad], title_text="x",
+                     showgrid=False, constrain="domain", row=1, col=1)
+    fig.update_yaxes(range=[sample.lower[1] - pad, sample.upper[1] + pad], title_text="y",
+                     scaleanchor="x", showgrid=False, row=1, col=1)
+    fig.update_xaxes(title_text="number of cells in the sub-box", row=1, col=2)
+    fig.update_yaxes(title_text="fraction of samples", row=1, col=2)
+    fig.update_layout(barmode="group", bargap=0.15, legend=dict(orientation="h", y=-0.2, x=0),
+                      margin=dict(b=90))
+    return styled(fig, height=height)
+
+
+# ----------------------------------------------------------------- extension
+
+
+def extension_parts(old, new) -> dict:
+    """Classify the cuts of ``new`` (an extension of ``old``) for drawing.
+
+    Returns polylines (x, y lists) for ``old`` (old cuts inside the old box),
+    ``extended`` (their continuation into the new region), ``above`` (new cuts
+    inserted above an old node: ancestors of extended nodes) and ``fresh`` (cuts in
+    the new regions, below an inserted cut).
+    """
+    cut = new.cut_nodes
+    src = new.source_node
+    kept = cut[src[cut] >= 0]
+    lo_old = old.node_lower[src[kept]]
+    hi_old = old.node_upper[src[kept]]
+    parts = {"old": _cut_segments(new, kept, lo_old, hi_old)}
+    # continuation: the new span minus the old span, as up to two pieces per cut
+    lo_new, hi_new = new.node_lower[kept], new.node_upper[kept]
+    other = 1 - new.split_dim[kept]
+    r = np.arange(kept.size)
+    lo_a, hi_a = lo_new.copy(), hi_new.copy()
+    hi_a[r, other] = lo_old[r, other]
+    lo_b, hi_b = lo_new.copy(), hi_new.copy()
+    lo_b[r, other] = hi_old[r, other]
+    ex1 = _cut_segments(new, kept, lo_a, hi_a)
+    ex2 = _cut_segments(new, kept, lo_b, hi_b)
+    parts["extended"] = (np.concatenate([ex1[0], ex2[0]]), np.concatenate([ex1[1], ex2[1]]))
+    # new cuts: above an old node iff some kept node descends from them
+    ancestor = np.zeros(new.n_nodes, bool)
+    cur = new.parent[src >= 0]
+    while cur.size:
+        cur = cur[cur >= 0]
+        ancestor[cur] = True
+        cur = new.parent[cur]
+    fresh_cut = cut[src[cut] < 0]
+    parts["above"] = _cut_segments(new, fresh_cut[ancestor[fresh_cut]])
+    parts["fresh"] = _cut_segments(new, fresh_cut[~ancestor[fresh_cut]])
+    return parts
+
+
+_EXT_STYLES = {
+    "old": dict(color=BLACK, width=3),
+    "extended": dict(color=BLACK, width=2, dash="dot"),
+    "above": dict(color=RED, width=3),
+    "fresh": dict(color=BLUE, width=2),
+}
+_EXT_NAMES = {"old": "old cuts", "extended": "old cuts, extended",
+              "above": "new cuts above old ones", "fresh": "new cuts in new regions"}
+
+
+def extension_figure(old, chain, *, height: int = 520, frame_ms: int = 600) -> go.Figure:
+    """A conditional Mondrian growing a box step by step.
+
+    ``chain`` is a list of extensions of ``old`` to growing boxes (each extending
+    the previous); the figure shows the last one, frames step through them all.
+    Old cuts black, their extensions dotted, new cuts above old nodes red, new cuts
+    in new regions blue; the old box is framed in yellow, each current box in black.
+    """
+    _need_2d(old)
+    fig = go.Figure()
+    order = list(_EXT_STYLES)
+    for key in order:
+        fig.add_trace(go.Scatter(mode="lines", line=_EXT_STYLES[key], name=_EXT_NAMES[key],
+                                 hoverinfo="skip"))
+    fig.add_trace(go.Scatter(mode="lines", line=dict(color=BLACK, width=4), name="box",
+                             showlegend=False, hoverinfo="skip"))
+    ox, oy = _rectangles(old.lower[None], old.upper[None])
+    fig.add_trace(go.Scatter(x=ox, y=oy, mode="lines", line=dict(color=YELLOW, width=4),
+                             name="old box", hoverinfo="skip"))
+
+    def state(sample):
+        parts = extension_parts(old, sample)
+        bx, by = _rectangles(sample.lower[None], sample.upper[None])
+        return [dict(x=parts[k][0], y=parts[k][1]) for k in order] + [dict(x=bx, y=by)]
+
+    steps = [old] + list(chain)
+    for idx, d in enumerate(state(steps[-1])):
+        fig.data[idx].update(**d)
+    names = [f"box {k}" for k in range(len(steps))]
+    frames = [dict(name=nm, data=[dict(type="scatter", **d) for d in state(s)],
+                   traces=list(range(len(order) + 1))) for nm, s in zip(names, steps)]
+    play = dict(frame=dict(duration=frame_ms, redraw=True), fromcurrent=False,
+                transition=dict(duration=0), mode="immediate")
+    fig.update_layout(
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.08, xanchor="left",
+                          yanchor="top", showactive=False, buttons=[
+                              dict(label="\u25B6 Grow", method="animate", args=[None, play]),
+                              dict(label="\u275A\u275A Pause", method="animate",
+                                   args=[[None], dict(frame=dict(duration=0, redraw=False),
+                                                      mode="immediate")])])],
+        sliders=[dict(active=len(steps) - 1, x=0.25, len=0.75, y=-0.06, yanchor="top",
+                      currentvalue=dict(visible=False), steps=[
+                          dict(label=nm, method="animate",
+                               args=[[nm], dict(frame=dict(duration=0, redraw=True),
+                                                mode="immediate")]) for nm in names])],
+        legend=dict(orientation="h", y=1.02, x=0, yanchor="bottom"),
+        margin=dict(l=50, r=20, t=60, b=110),
+    )
+    big = steps[-1]
+    pad = 0.02 * float(max(big.upper - big.lower))
+    fig.update_xaxes(range=[big.lower[0] - pad, big.upper[0] + pad], title_text="x",
+                     showgrid=False, constrain="domain")
+    fig.update_yaxes(range=[big.lower[1] - pad, big.upper[1] + pad], title_text="y",
+                     scaleanchor="x", showgrid=False)
+    return _with_frames(styled(fig, height=height), frames)

@@ -1,0 +1,785 @@
+"""The Mondrian process on an axis-aligned box, as competing exponential clocks.
+
+Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+sections 2.1-2.4; Roy and Teh (2009), "The Mondrian Process" (the conditional
+Mondrian used by :func:`extend_mondrian`).
+
+A box ``[l_1, u_1] x ... x [l_D, u_D]`` has one exponential clock per dimension,
+with rate equal to that side's length. The first clock to ring (after
+``Exp(linear dimension)``, the sum of the sides) cuts the box in its dimension at
+a uniform location; the two halves restart the process with the time that is
+left until the lifetime. We sample this level by level: every box of the current
+level draws its clocks in one NumPy call, so the number of Python iterations is
+the depth of the tree, not the number of cells.
+
+A sample is kept as a binary tree in flat arrays (one entry per node):
+``parent``, ``left``, ``right`` (``-1`` where absent), ``birth_time`` (the time the
+node's box appeared), ``split_time`` (``inf`` for leaves), ``split_dim`` (``-1`` for
+leaves), ``split_loc`` (``nan`` for leaves), ``node_lower`` and ``node_upper`` (the
+node's box). Node 0 is the root.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize, stats
+
+from mondrian_core._random import check_random_state
+from mondrian_core.errors import InputError
+
+#: Largest expected number of cells a single sample may have before we refuse.
+MAX_CELLS = 200_000
+#: Largest expected total number of cells of a Monte Carlo check (all samples).
+MAX_MONTE_CARLO_CELLS = 2_000_000
+
+
+# ----------------------------------------------------------------- validation
+
+
+def _as_box(lower, upper, name: str = "box") -> tuple[np.ndarray, np.ndarray]:
+    try:
+        lo = np.asarray(lower, dtype=float).reshape(-1)
+        hi = np.asarray(upper, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as err:
+        raise InputError(f"The {name}'s corners must be numbers ({err}).") from None
+    if lo.size == 0 or lo.shape != hi.shape:
+        raise InputError(
+            f"The {name}'s lower and upper corners must be non-empty and of the same "
+            f"length (got {lo.size} and {hi.size})."
+        )
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        raise InputError(f"The {name}'s corners must be finite numbers.")
+    if np.any(hi < lo):
+        d = int(np.argmax(hi < lo))
+        raise InputError(
+            f"The {name}'s upper corner must not be below its lower corner "
+            f"(dimension {d}: {lo[d]:g} > {hi[d]:g})."
+        )
+    return lo, hi
+
+
+def _as_lifetime(lifetime) -> float:
+    try:
+        value = float(lifetime)
+    except (TypeError, ValueError):
+        raise InputError(f"The lifetime must be a number, got {lifetime!r}.") from None
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"The lifetime must be a finite number >= 0, got {lifetime!r}.")
+    return value
+
+
+def expected_cells(lower, upper, lifetime) -> float:
+    """Expected number of cells of a Mondrian with ``lifetime`` on the box.
+
+    ``prod_d (1 + lifetime * a_d)`` for sides ``a_d`` (Balog et al. 2016, sec. 3).
+    """
+    lo, hi = _as_box(lower, upper)
+    return float(np.prod(1.0 + _as_lifetime(lifetime) * (hi - lo)))
+
+
+def max_lifetime(lower, upper, max_cells: float = MAX_CELLS) -> float:
+    """The largest lifetime whose expected number of cells on the box is ``max_cells``.
+
+    Solves ``prod_d (1 + L a_d) = max_cells`` for ``L`` (``inf`` for a box of
+    zero linear dimension).
+    """
+    lo, hi = _as_box(lower, upper)
+    sides = hi - lo
+    if max_cells <= 1 or not np.any(sides > 0):
+        return math.inf if not np.any(sides > 0) else 0.0
+    target = math.log(max_cells)
+
+    def excess(lam):
+        return float(np.sum(np.log1p(lam * sides))) - target
+
+    # one side alone reaches the target at (max_cells - 1) / max side
+    return float(optimize.brentq(excess, 0.0, (max_cells - 1) / sides.max(), xtol=1e-12,
+                                 rtol=1e-12))
+
+
+def _round_down(value: float, digits: int = 3) -> float:
+    if value <= 0 or not math.isfinite(value):
+        return value
+    unit = 10.0 ** (math.floor(math.log10(value)) - digits + 1)
+    return math.floor(value / unit) * unit
+
+
+def _guard(lo, hi, lifetime: float, max_cells: float, what: str = "") -> None:
+    n = float(np.prod(1.0 + lifetime * (hi - lo)))
+    if n > max_cells:
+        best = _round_down(max_lifetime(lo, hi, max_cells))
+        raise InputError(
+            f"A Mondrian with lifetime {lifetime:g} on this box{what} has about {n:,.0f} "
+            f"cells on average, more than the limit of {max_cells:,.0f}. Use a lifetime of "
+            f"at most {best:g} (or a smaller box)."
+        )
+
+
+# ----------------------------------------------------------------- tree building
+
+
+class _Builder:
+    """Collects nodes in batches; node ids are assigned in the order of addition."""
+
+    def __init__(self, dim: int):
+        self.dim = dim
+        self.n = 0
+        self.chunks: list[dict] = []
+
+    def add(self, *, parent, side, lower, upper, birth, split_time, split_dim, split_loc,
+            root, source=None) -> np.ndarray:
+        k = len(birth)
+        ids = np.arange(self.n, self.n + k)
+        if k:
+            self.chunks.append(dict(
+                parent=parent, side=side, node_lower=lower, node_upper=upper,
+                birth_time=birth, split_time=split_time, split_dim=split_dim,
+                split_loc=split_loc, root=root,
+                source_node=np.full(k, -1) if source is None else source,
+            ))
+            self.n += k
+        return ids
+
+    def arrays(self) -> dict:
+        D = self.dim
+        empty = dict(parent=np.empty(0, int), side=np.empty(0, int),
+                     node_lower=np.empty((0, D)), node_upper=np.empty((0, D)),
+                     birth_time=np.empty(0), split_time=np.empty(0),
+                     split_dim=np.empty(0, int), split_loc=np.empty(0), root=np.empty(0, int),
+                     source_node=np.empty(0, int))
+        if not self.chunks:
+            return empty
+        out = {k: np.concatenate([c[k] for c in self.chunks]) for k in empty}
+        n = self.n
+        left = np.full(n, -1)
+        right = np.full(n, -1)
+        has_parent = out["parent"] >= 0
+        ids = np.arange(n)
+        is_left = has_parent & (out["side"] == 0)
+        is_right = has_parent & (out["side"] == 1)
+        left[out["parent"][is_left]] = ids[is_left]
+        right[out["parent"][is_right]] = ids[is_right]
+        out["left"] = left
+        out["right"] = right
+        for k in ("parent", "side", "split_dim", "root", "source_node"):
+            out[k] = out[k].astype(np.intp)
+        return out
+
+
+def _draw_first_cuts(lower, upper, birth, rng):
+    """One step of competing clocks for each box (rows of ``lower``/``upper``).
+
+    Returns the time of the first cut (``birth + Exp(sum of sides)``, ``inf`` for a
+    box of zero linear dimension), its dimension (chosen with probability
+    proportional to the side) and its location (uniform on that side).
+    """
+    sides = upper - lower
+    return _draw_from_rates(sides, birth, rng)
+
+
+def _draw_from_rates(rates, birth, rng):
+    """Competing clocks with the given rates (n, K): time, winning clock, offset.
+
+    A single uniform ``u * total`` picks the winning clock ``k`` (the segment of the
+    cumulative rates it falls in, so ``P(k) = rate_k / total``); conditionally on
+    ``k`` the offset ``u * total - cum_{k-1}`` is uniform on ``[0, rate_k)``, which is
+    the uniform cut location along side ``k`` measured from its start.
+    """
+    n = rates.shape[0]
+    total = rates.sum(axis=1)
+    with np.errstate(divide="ignore"):
+        time = birth + rng.standard_exponential(n) / total
+    cum = np.cumsum(rates, axis=1)
+    u = rng.random(n) * total
+    k = np.argmax(u[:, None] < cum, axis=1)
+    start = np.take_along_axis(cum, k[:, None], axis=1)[:, 0] - rates[np.arange(n), k]
+    offset = np.clip(u - start, 0.0, rates[np.arange(n), k])
+    return time, k, offset
+
+
+def _grow(builder: _Builder, lower, upper, birth, parent, side, root, lifetime, rng,
+          max_depth: int | None = None) -> None:
+    """Grow independent Mondrians from the given boxes (one per row), level by level.
+
+    ``max_depth`` (internal, for Monte Carlo checks of the first cut) stops adding
+    children below that depth; nodes there keep their drawn split but no children.
+    """
+    depth = 0
+    while len(birth):
+        time, dim, offset = _draw_first_cuts(lower, upper, birth, rng)
+        split = time < lifetime
+        n = len(birth)
+        loc = lower[np.arange(n), dim] + offset
+        ids = builder.add(
+            parent=parent, side=side, lower=lower, upper=upper, birth=birth,
+            split_time=np.where(split, time, np.inf), split_dim=np.where(split, dim, -1),
+            split_loc=np.where(split, loc, np.nan), root=root,
+        )
+        if max_depth is not None and depth >= max_depth:
+            break
+        s = np.flatnonzero(split)
+        d, x = dim[s], loc[s]
+        lo, hi = lower[s], upper[s]
+        left_hi = hi.copy()
+        left_hi[np.arange(len(s)), d] = x
+        right_lo = lo.copy()
+        right_lo[np.arange(len(s)), d] = x
+        lower = np.concatenate([lo, right_lo])
+        upper = np.concatenate([left_hi, hi])
+        birth = np.concatenate([time[s], time[s]])
+        parent = np.concatenate([ids[s], ids[s]])
+        side = np.concatenate([np.zeros(len(s), np.intp), np.ones(len(s), np.intp)])
+        root = np.concatenate([root[s], root[s]])
+        depth += 1
+
+
+# ----------------------------------------------------------------- the sample
+
+
+@dataclass(frozen=True, eq=False)
+class MondrianSample:
+    """A Mondrian process sample on the box ``[lower, upper]`` up to ``lifetime``.
+
+    Attributes
+    ----------
+    lower, upper : ndarray of shape (D,)
+        The box.
+    lifetime : float
+        The time at which the process was stopped.
+    parent, left, right : ndarray of int, shape (n_nodes,)
+        Tree links (``-1`` where absent); node 0 is the root.
+    birth_time, split_time : ndarray of shape (n_nodes,)
+        When the node's box appeared and when it was cut (``inf`` for leaves).
+    split_dim, split_loc : ndarray of shape (n_nodes,)
+        The cut's dimension (``-1`` for leaves) and location (``nan`` for leaves).
+    node_lower, node_upper : ndarray of shape (n_nodes, D)
+        Each node's box.
+    source_node : ndarray of int, shape (n_nodes,)
+        For a sample made by :func:`extend_mondrian`, the node of the original
+        sample that this node extends (``-1`` for new nodes); ``-1`` otherwise.
+
+    See Also
+    --------
+    sample_mondrian_process, extend_mondrian
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+    lifetime: float
+    parent: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    birth_time: np.ndarray
+    split_time: np.ndarray
+    split_dim: np.ndarray
+    split_loc: np.ndarray
+    node_lower: np.ndarray
+    node_upper: np.ndarray
+    source_node: np.ndarray = field(default=None)
+
+    @classmethod
+    def _from_builder(cls, builder: _Builder, lower, upper, lifetime) -> "MondrianSample":
+        a = builder.arrays()
+        return cls(lower=lower, upper=upper, lifetime=lifetime, parent=a["parent"],
+                   left=a["left"], right=a["right"], birth_time=a["birth_time"],
+                   split_time=a["split_time"], split_dim=a["split_dim"],
+                   split_loc=a["split_loc"], node_lower=a["node_lower"],
+                   node_upper=a["node_upper"], source_node=a["source_node"])
+
+    # -- sizes
+    @property
+    def dim(self) -> int:
+        return int(self.lower.size)
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.parent.size)
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        return self.split_dim < 0
+
+    @property
+    def n_cells(self) -> int:
+        return int(np.count_nonzero(self.is_leaf))
+
+    # -- cuts, sorted by time
+    @property
+    def cut_nodes(self) -> np.ndarray:
+        """Ids of the internal nodes, in the order their cuts appeared."""
+        internal = np.flatnonzero(~self.is_leaf)
+        return internal[np.argsort(self.split_time[internal], kind="stable")]
+
+    @property
+    def cut_times(self) -> np.ndarray:
+        return self.split_time[self.cut_nodes]
+
+    @property
+    def cut_dims(self) -> np.ndarray:
+        return self.split_dim[self.cut_nodes]
+
+    @property
+    def cut_locations(self) -> np.ndarray:
+        return self.split_loc[self.cut_nodes]
+
+    def _check_time(self, time) -> float:
+        if time is None:
+            return self.lifetime
+        t = _as_lifetime(time)
+        if t > self.lifetime:
+            raise InputError(f"The time must be in [0, {self.lifetime:g}] (the sample's "
+                             f"lifetime), got {time!r}.")
+        return t
+
+    def cell_nodes(self, time=None) -> np.ndarray:
+        """Ids of the nodes whose boxes are the cells of the partition at ``time``."""
+        t = self._check_time(time)
+        return np.flatnonzero((self.birth_time <= t) & (self.split_time > t))
+
+    def cells(self, time=None) -> np.ndarray:
+        """The partition at ``time`` (default: the lifetime), shape (n_cells, 2, D)."""
+        ids = self.cell_nodes(time)
+        return np.stack([self.node_lower[ids], self.node_upper[ids]], axis=1)
+
+    def depth(self) -> np.ndarray:
+        """Depth of every node (root 0)."""
+        depth = np.zeros(self.n_nodes, np.intp)
+        frontier = np.array([0]) if self.n_nodes else np.empty(0, np.intp)
+        level = 0
+        while frontier.size:
+            depth[frontier] = level
+            kids = np.concatenate([self.left[frontier], self.right[frontier]])
+            frontier = kids[kids >= 0]
+            level += 1
+        return depth
+
+    def restrict(self, lower, upper) -> "MondrianSample":
+        """The sample seen on the sub-box ``[lower, upper]`` (projectivity, sec. 2.3).
+
+        Cuts that cross the sub-box are kept (with their times); cuts that miss it
+        are skipped, the sub-box staying on one side. The result is distributed as a
+        Mondrian process on the sub-box with the same lifetime.
+        """
+        lo, hi = _as_box(lower, upper, "sub-box")
+        if lo.size != self.dim:
+            raise InputError(f"The sub-box must have {self.dim} dimensions, got {lo.size}.")
+        if np.any(lo < self.lower) or np.any(hi > self.upper):
+            raise InputError("The sub-box must lie inside the sample's box "
+                             f"[{self.lower.tolist()}, {self.upper.tolist()}].")
+        builder = _Builder(self.dim)
+        # frontier: a node of the restriction waiting for the original node `orig`
+        orig = np.array([0])
+        f_lo, f_hi = lo[None, :].copy(), hi[None, :].copy()
+        birth = np.zeros(1)
+        parent = np.array([-1])
+        side = np.array([0])
+        while orig.size:
+            d = self.split_dim[orig]
+            leaf = d < 0
+            dd = np.where(leaf, 0, d)
+            rows = np.arange(orig.size)
+            x = self.split_loc[orig]
+            inside = ~leaf & (f_lo[rows, dd] < x) & (x < f_hi[rows, dd])
+            miss = ~leaf & ~inside
+            done = ~miss
+            ids = builder.add(
+                parent=parent[done], side=side[done], lower=f_lo[done], upper=f_hi[done],
+                birth=birth[done], split_time=np.where(inside, self.split_time[orig],
+                                                       np.inf)[done],
+                split_dim=np.where(inside, d, -1)[done],
+                split_loc=np.where(inside, x, np.nan)[done], root=np.zeros(done.sum(), np.intp),
+            )
+            # nodes whose cut crosses the sub-box: both children follow
+            ins_pos = np.flatnonzero(inside[done])
+            s = np.flatnonzero(inside)
+            sd, sx = d[s], x[s]
+            l_hi = f_hi[s].copy()
+            l_hi[np.arange(s.size), sd] = sx
+            r_lo = f_lo[s].copy()
+            r_lo[np.arange(s.size), sd] = sx
+            t_s = self.split_time[orig[s]]
+            # nodes whose cut misses: move to the child on the sub-box's side
+            m = np.flatnonzero(miss)
+            go_right = x[m] <= f_lo[m, d[m]]
+            nxt = np.where(go_right, self.right[orig[m]], self.left[orig[m]])
+            orig = np.concatenate([self.left[orig[s]], self.right[orig[s]], nxt])
+            f_lo = np.concatenate([f_lo[s], r_lo, f_lo[m]])
+            f_hi = np.concatenate([l_hi, f_hi[s], f_hi[m]])
+            birth = np.concatenate([t_s, t_s, birth[m]])
+            parent = np.concatenate([ids[ins_pos], ids[ins_pos], parent[m]])
+            side = np.concatenate([np.zeros(s.size, np.intp), np.ones(s.size, np.intp), side[m]])
+        return MondrianSample._from_builder(builder, lo, hi, self.lifetime)
+
+    def extend(self, lower, upper, random_state=None, *, max_cells: float = MAX_CELLS
+               ) -> "MondrianSample":
+        """Extend to the larger box ``[lower, upper]``; see :func:`extend_mondrian`."""
+        return extend_mondrian(self, lower, upper, random_state, max_cells=max_cells)
+
+
+# ----------------------------------------------------------------- samplers
+
+
+def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
+                            max_cells: float = MAX_CELLS) -> MondrianSample:
+    """Sample a Mondrian process on the box ``[lower, upper]`` up to ``lifetime``.
+
+    Competing exponential clocks (Balog et al. 2016, sec. 2.2): a box's first cut
+    comes after ``Exp(sum of its sides)``, in dimension ``d`` with probability
+    proportional to side ``d``, at a uniform location; both halves restart with
+    the remaining time. Sampled level by level (vectorised over each level).
+
+    Parameters
+    ----------
+    lower, upper : sequence of float, length D
+        The box.
+    lifetime : float >= 0
+        Cuts that would appear at or after this time are ignored.
+    random_state : None, int or numpy.random.Generator
+    max_cells : float
+        Refuse (with :class:`InputError`, before any work) when the expected number
+        of cells ``prod_d (1 + lifetime * a_d)`` exceeds this; the message gives the
+        largest lifetime that fits.
+
+    Returns
+    -------
+    MondrianSample
+
+    References
+    ----------
+    Roy and Teh (2009), "The Mondrian Process". Balog, Lakshminarayanan, Ghahramani,
+    Roy and Teh (2016), "The Mondrian Kernel", sec. 2.
+    """
+    lo, hi = _as_box(lower, upper)
+    lifetime = _as_lifetime(lifetime)
+    _guard(lo, hi, lifetime, max_cells)
+    rng = check_random_state(random_state)
+    builder = _Builder(lo.size)
+    _grow(builder, lo[None, :].copy(), hi[None, :].copy(), np.zeros(1), np.array([-1]),
+          np.array([0]), np.array([0]), lifetime, rng)
+    return MondrianSample._from_builder(builder, lo, hi, lifetime)
+
+
+def _containing_box(sample: MondrianSample, lower, upper):
+    lo, hi = _as_box(lower, upper, "new box")
+    if lo.size != sample.dim:
+        raise InputError(f"The new box must have {sample.dim} dimensions, got {lo.size}.")
+    if np.any(lo > sample.lower) or np.any(hi < sample.upper):
+        raise InputError("The new box must contain the sample's box "
+                         f"[{sample.lower.tolist()}, {sample.upper.tolist()}].")
+    return lo, hi
+
+
+def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
+                    max_cells: float = MAX_CELLS) -> MondrianSample:
+    """Extend a Mondrian sample to a larger box by the conditional Mondrian.
+
+    The result is a Mondrian process on ``[lower, upper]`` (which must contain the
+    sample's box) whose restriction to the sample's box is exactly ``sample``
+    (Roy and Teh 2009; Lakshminarayanan, Roy and Teh 2014, "extend a Mondrian
+    block"). At each node, the clocks of the extension region (the part of the new
+    box outside the node's old box, total rate = the sum over dimensions of how far
+    the new box sticks out) compete with the node's own cut time: if one rings
+    first, a new cut is inserted above the node in the extension region (the side
+    away from the old box gets a fresh Mondrian, the other side keeps competing);
+    otherwise the node's cut is extended across the new box and both children are
+    visited. Leaves compete against the lifetime.
+
+    Returns
+    -------
+    MondrianSample
+        Its ``source_node`` maps every node to the node of ``sample`` it extends
+        (``-1`` for new cuts and new regions).
+    """
+    lo, hi = _containing_box(sample, lower, upper)
+    L = sample.lifetime
+    _guard(lo, hi, L, max_cells, " (the extended box)")
+    rng = check_random_state(random_state)
+    D = sample.dim
+    builder = _Builder(D)
+    fresh = dict(lower=[], upper=[], birth=[], parent=[], side=[])
+    old = np.array([0])
+    f_lo, f_hi = lo[None, :].copy(), hi[None, :].copy()
+    birth = np.zeros(1)
+    parent = np.array([-1])
+    side = np.array([0])
+    while old.size:
+        o_lo, o_hi = sample.node_lower[old], sample.node_upper[old]
+        rates = np.concatenate([o_lo - f_lo, f_hi - o_hi], axis=1)  # (n, 2D) >= 0
+        tau, k, offset = _draw_from_rates(rates, birth, rng)
+        leaf = sample.split_dim[old] < 0
+        cap = np.where(leaf, L, sample.split_time[old])
+        ins = tau < cap
+        n = old.size
+        rows = np.arange(n)
+        d_new = k % D
+        below = k < D  # the new cut lies below the old box in dimension d_new
+        x_new = np.where(below, f_lo[rows, d_new] + offset, o_hi[rows, d_new] + offset)
+        d_old = sample.split_dim[old]
+        ids = builder.add(
+            parent=parent, side=side, lower=f_lo, upper=f_hi, birth=birth,
+            split_time=np.where(ins, tau, sample.split_time[old]),
+            split_dim=np.where(ins, d_new, d_old),
+            split_loc=np.where(ins, x_new, sample.split_loc[old]),
+            root=np.zeros(n, np.intp), source=np.where(ins, -1, old),
+        )
+        # inserted cuts: the old box's side keeps competing, the other side is fresh
+        i = np.flatnonzero(ins)
+        di, xi, bi = d_new[i], x_new[i], below[i]
+        cut_lo = f_lo[i].copy()
+        cut_lo[np.arange(i.size), di] = xi   # the part above the cut
+        cut_hi = f_hi[i].copy()
+        cut_hi[np.arange(i.size), di] = xi   # the part below the cut
+        keep_lo = np.where(bi[:, None], cut_lo, f_lo[i])
+        keep_hi = np.where(bi[:, None], f_hi[i], cut_hi)
+        fresh["lower"].append(np.where(bi[:, None], f_lo[i], cut_lo))
+        fresh["upper"].append(np.where(bi[:, None], cut_hi, f_hi[i]))
+        fresh["birth"].append(tau[i])
+        fresh["parent"].append(ids[i])
+        fresh["side"].append(np.where(bi, 0, 1))
+        # old cuts extended across the new box: both old children follow
+        c = np.flatnonzero(~ins & ~leaf)
+        dc, xc = d_old[c], sample.split_loc[old[c]]
+        l_hi = f_hi[c].copy()
+        l_hi[np.arange(c.size), dc] = xc
+        r_lo = f_lo[c].copy()
+        r_lo[np.arange(c.size), dc] = xc
+        tc = sample.split_time[old[c]]
+        old = np.concatenate([old[i], sample.left[old[c]], sample.right[old[c]]])
+        f_lo = np.concatenate([keep_lo, f_lo[c], r_lo])
+        f_hi = np.concatenate([keep_hi, l_hi, f_hi[c]])
+        birth = np.concatenate([tau[i], tc, tc])
+        parent = np.concatenate([ids[i], ids[c], ids[c]])
+        side = np.concatenate([np.where(bi, 1, 0), np.zeros(c.size, np.intp),
+                               np.ones(c.size, np.intp)])
+    if fresh["birth"]:
+        f = {key: np.concatenate(v) for key, v in fresh.items()}
+        if f["birth"].size:
+            f["lower"] = f["lower"].reshape(-1, D)
+            f["upper"] = f["upper"].reshape(-1, D)
+            _grow(builder, f["lower"], f["upper"], f["birth"], f["parent"],
+                  f["side"].astype(np.intp), np.zeros(f["birth"].size, np.intp), L, rng)
+    return MondrianSample._from_builder(builder, lo, hi, L)
+
+
+# ----------------------------------------------------------------- Monte Carlo checks
+
+
+def _check_n_samples(n_samples) -> int:
+    try:
+        n = int(n_samples)
+    except (TypeError, ValueError):
+        raise InputError(f"The number of samples must be an integer, got {n_samples!r}.") from None
+    if n < 1:
+        raise InputError(f"The number of samples must be at least 1, got {n_samples!r}.")
+    return n
+
+
+def _forest(lo, hi, lifetime, n, rng, max_depth=None) -> dict:
+    """``n`` independent Mondrians on the same box, grown together (flat arrays)."""
+    builder = _Builder(lo.size)
+    _grow(builder, np.repeat(lo[None, :], n, 0), np.repeat(hi[None, :], n, 0), np.zeros(n),
+          np.full(n, -1), np.zeros(n, np.intp), np.arange(n), lifetime, rng,
+          max_depth=max_depth)
+    return builder.arrays()
+
+
+def _mc_guard(lo, hi, lifetime, n) -> None:
+    per = float(np.prod(1.0 + lifetime * (hi - lo)))
+    if n * per > MAX_MONTE_CARLO_CELLS:
+        most = max(1, int(MAX_MONTE_CARLO_CELLS // per))
+        raise InputError(
+            f"{n:,} samples of about {per:,.0f} cells each is too much work "
+            f"(limit {MAX_MONTE_CARLO_CELLS:,} cells in all). Use at most {most:,} samples, "
+            "or a smaller lifetime or box."
+        )
+
+
+@dataclass(frozen=True)
+class FirstCutCheck:
+    """The first cut of many independent Mondrians on one box (competing clocks).
+
+    ``times`` are ``inf`` where no cut appeared before the lifetime (censored);
+    ``dims`` and ``locations`` are ``-1`` / ``nan`` there. ``rate`` is the box's linear
+    dimension, ``side_proportions`` the sides divided by it. ``ks_pvalue`` tests the
+    observed times against ``Exp(rate)`` truncated to the lifetime, ``dim_pvalue``
+    (chi-square) the dimensions against ``side_proportions``, ``location_pvalue``
+    (KS) the locations, rescaled to ``[0, 1]`` along their side, against uniform.
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+    lifetime: float
+    times: np.ndarray
+    dims: np.ndarray
+    locations: np.ndarray
+    rate: float
+    side_proportions: np.ndarray
+    ks_pvalue: float
+    dim_pvalue: float
+    location_pvalue: float
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.times.size)
+
+    @property
+    def censored_fraction(self) -> float:
+        return float(np.mean(~np.isfinite(self.times)))
+
+
+def first_cut_check(lower, upper, lifetime, n_samples=2000, random_state=None) -> FirstCutCheck:
+    """Sample ``n_samples`` Mondrians on the box and test their first cut against theory.
+
+    The root of each sample is drawn by the same code as :func:`sample_mondrian_process`
+    (children are not grown, as only the first cut matters).
+    """
+    lo, hi = _as_box(lower, upper)
+    lifetime = _as_lifetime(lifetime)
+    n = _check_n_samples(n_samples)
+    rng = check_random_state(random_state)
+    a = _forest(lo, hi, lifetime, n, rng, max_depth=0)
+    root = a["parent"] < 0
+    times, dims, locs = a["split_time"][root], a["split_dim"][root], a["split_loc"][root]
+    sides = hi - lo
+    rate = float(sides.sum())
+    props = sides / rate if rate > 0 else np.zeros_like(sides)
+    seen = np.isfinite(times)
+    ks_p = dim_p = loc_p = float("nan")
+    if seen.sum() >= 2 and rate > 0:
+        norm = -math.expm1(-rate * lifetime)
+        ks_p = float(stats.kstest(times[seen],
+                                  lambda t: -np.expm1(-rate * np.asarray(t)) / norm).pvalue)
+        counts = np.bincount(dims[seen], minlength=sides.size)
+        pos = props > 0
+        if pos.sum() >= 2:
+            dim_p = float(stats.chisquare(counts[pos], props[pos] * seen.sum()).pvalue)
+        u = (locs[seen] - lo[dims[seen]]) / sides[dims[seen]]
+        loc_p = float(stats.kstest(u, "uniform").pvalue)
+    return FirstCutCheck(lower=lo, upper=hi, lifetime=lifetime, times=times, dims=dims,
+                         locations=locs, rate=rate, side_proportions=props, ks_pvalue=ks_p,
+                         dim_pvalue=dim_p, location_pvalue=loc_p)
+
+
+def restricted_cell_counts(arrays: dict, n_samples: int, sub_lower, sub_upper) -> np.ndarray:
+    """Cells in the sub-box of each sample of a forest, without building restrictions.
+
+    A cut splits a cell of the restriction exactly when its node's box overlaps
+    the sub-box and its location lies strictly inside the sub-box's range in the
+    cut's dimension, so the restriction has ``1 +`` (number of such cuts) cells.
+    """
+    internal = np.flatnonzero(arrays["split_dim"] >= 0)
+    d = arrays["split_dim"][internal]
+    x = arrays["split_loc"][internal]
+    overlap = np.all((arrays["node_lower"][internal] < sub_upper)
+                     & (arrays["node_upper"][internal] > sub_lower), axis=1)
+    crosses = overlap & (sub_lower[d] < x) & (x < sub_upper[d])
+    return 1 + np.bincount(arrays["root"][internal[crosses]], minlength=n_samples)
+
+
+@dataclass(frozen=True)
+class ProjectivityCheck:
+    """Cell counts in a sub-box: restricted from the big box vs sampled directly.
+
+    ``expected`` is ``prod_d (1 + lifetime * s_d)`` for the sub-box's sides ``s_d``;
+    ``pvalue`` is a chi-square two-sample (homogeneity) test of the two count
+    distributions (counts pooled into bins with at least 5 expected per sample).
+    """
+
+    restricted: np.ndarray
+    direct: np.ndarray
+    expected: float
+    pvalue: float
+
+
+def two_sample_count_pvalue(a, b, min_expected: float = 5.0) -> float:
+    """Chi-square homogeneity test of two samples of non-negative integers.
+
+    Values are pooled into consecutive bins holding at least ``min_expected``
+    counts in each sample's expectation; ``nan`` if fewer than two bins remain.
+    """
+    a = np.asarray(a, dtype=np.intp)
+    b = np.asarray(b, dtype=np.intp)
+    top = int(max(a.max(), b.max())) + 1
+    ca, cb = np.bincount(a, minlength=top), np.bincount(b, minlength=top)
+    total = ca + cb
+    need = min_expected * (a.size + b.size) / min(a.size, b.size)
+    edges, acc = [], 0
+    for v in range(top):  # loop over distinct count values (small), not over samples
+        acc += total[v]
+        if acc >= need:
+            edges.append(v + 1)
+            acc = 0
+    if not edges:
+        return float("nan")
+    edges[-1] = top  # fold the sparse tail into the last bin
+    edges = [0] + edges
+    ta = np.add.reduceat(ca, edges[:-1])
+    tb = np.add.reduceat(cb, edges[:-1])
+    if ta.size < 2:
+        return float("nan")
+    return float(stats.chi2_contingency(np.stack([ta, tb]), correction=False).pvalue)
+
+
+def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=500,
+                       random_state=None) -> ProjectivityCheck:
+    """Number of cells in a sub-box: Mondrians on the box restricted, vs on the sub-box."""
+    lo, hi = _as_box(lower, upper)
+    s_lo, s_hi = _as_box(sub_lower, sub_upper, "sub-box")
+    if s_lo.size != lo.size:
+        raise InputError(f"The sub-box must have {lo.size} dimensions, got {s_lo.size}.")
+    if np.any(s_lo < lo) or np.any(s_hi > hi):
+        raise InputError("The sub-box must lie inside the box.")
+    lifetime = _as_lifetime(lifetime)
+    n = _check_n_samples(n_samples)
+    _mc_guard(lo, hi, lifetime, n)
+    _guard(lo, hi, lifetime, MAX_CELLS)
+    rng = check_random_state(random_state)
+    big = _forest(lo, hi, lifetime, n, rng)
+    restricted = restricted_cell_counts(big, n, s_lo, s_hi)
+    small = _forest(s_lo, s_hi, lifetime, n, rng)
+    direct = np.bincount(small["root"][small["split_dim"] < 0], minlength=n)
+    return ProjectivityCheck(restricted=restricted, direct=direct,
+                             expected=float(np.prod(1.0 + lifetime * (s_hi - s_lo))),
+                             pvalue=two_sample_count_pvalue(restricted, direct))
+
+
+def forest_cell_counts(lower, upper, lifetime, n_samples, random_state=None) -> np.ndarray:
+    """Number of cells of each of ``n_samples`` independent Mondrians on the box."""
+    lo, hi = _as_box(lower, upper)
+    lifetime = _as_lifetime(lifetime)
+    n = _check_n_samples(n_samples)
+    _mc_guard(lo, hi, lifetime, n)
+    a = _forest(lo, hi, lifetime, n, check_random_state(random_state))
+    return np.bincount(a["root"][a["split_dim"] < 0], minlength=n)
+
+
+def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
+                    random_state=None, *, max_cells: float = MAX_CELLS) -> list[MondrianSample]:
+    """Extend ``sample`` to ``[lower, upper]`` in ``n_steps`` growing boxes.
+
+    The boxes interpolate linearly from the sample's box to ``[lower, upper]``; each
+    step extends the previous one (a conditional Mondrian of a conditional Mondrian
+    is again one), so the last step is distributed as a direct extension. In every
+    returned sample ``source_node`` refers to the nodes of the original ``sample``.
+    """
+    from dataclasses import replace
+
+    lo, hi = _containing_box(sample, lower, upper)
+    if not 1 <= int(n_steps) <= 50:
+        raise InputError(f"The number of steps must be between 1 and 50, got {n_steps}.")
+    _guard(lo, hi, sample.lifetime, max_cells, " (the extended box)")
+    rng = check_random_state(random_state)
+    out, prev = [], sample
+    for k in range(1, int(n_steps) + 1):
+        w = k / int(n_steps)
+        step = extend_mondrian(prev, sample.lower + w * (lo - sample.lower),
+                               sample.upper + w * (hi - sample.upper), rng, max_cells=max_cells)
+        src = step.source_node
+        if prev is not sample:
+            src = np.where(src >= 0, prev.source_node[np.maximum(src, 0)], -1)
+        step = replace(step, source_node=src)
+        out.append(step)
+        prev = step
+    return out
