@@ -199,3 +199,24 @@ def test_apply_placement_independent_of_other_rows(small):
     e = _hashed_exponential(np.repeat(_row_hash(Xn), 200), np.tile(np.arange(200), 12),
                             np.uint64(5))
     assert stats.kstest(e, "expon").pvalue > 1e-3
+
+
+def test_every_cut_dimension_and_location_follow_the_box():
+    """For all cut nodes: P(dim d) = side_d / sum(side), location uniform in the extent."""
+    X = _points(30, 3, 6) * np.array([1.0, 3.0, 0.3])
+    T = sample_mondrian_trees(X, 400, 5.0, random_state=8)
+    cut = np.flatnonzero(T.left >= 0)
+    side = (T.upper - T.lower)[cut]
+    p = side / side.sum(1, keepdims=True)
+    counts = np.bincount(T.split_dim[cut], minlength=3)
+    z = (counts - p.sum(0)) / np.sqrt((p * (1 - p)).sum(0))
+    assert np.all(np.abs(z) < 4.5), z
+    d = T.split_dim[cut]
+    u = (T.split_loc[cut] - T.lower[cut, d]) / side[np.arange(cut.size), d]
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+    # waiting times of all cut nodes (not only roots): Exp(linear dimension of their box)
+    wait = (T.split_time[cut] - T.birth_time[cut]) * side.sum(1)
+    # conditioned on being cut before the lifetime the law is truncated; use the roots'
+    # children and deeper nodes born early enough that truncation is negligible
+    early = T.birth_time[cut] + 10 / side.sum(1) < T.lifetime
+    assert stats.kstest(wait[early], "expon").pvalue > 1e-3
