@@ -49,28 +49,31 @@ def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, 
         "Mondrian − Laplace"))
     common = dict(hovertemplate="row %{y}, column %{x}: %{z:.3f}<extra></extra>")
     fig.add_trace(go.Heatmap(z=K_laplace, zmin=0, zmax=1, colorscale=SEQUENTIAL,
-                             colorbar=dict(x=0.62, len=0.9, thickness=12, title="k"),
+                             colorbar=dict(x=0.655, xanchor="left", len=0.9, thickness=12, title="k"),
                              **common), 1, 1)
     fig.add_trace(go.Heatmap(z=K_mondrian, zmin=0, zmax=1, colorscale=SEQUENTIAL,
                              showscale=False, **common), 1, 2)
     fig.add_trace(go.Heatmap(z=diff, zmin=-dmax, zmax=dmax, colorscale=DIVERGING,
-                             colorbar=dict(x=1.0, len=0.9, thickness=12, title="diff"),
+                             colorbar=dict(x=1.0, xanchor="left", len=0.9, thickness=12, title="diff"),
                              **common), 1, 3)
+    n = K_laplace.shape[0]
     for c in (1, 2, 3):
-        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{'' if c == 1 else c}",
-                         showticklabels=False, ticks="", row=1, col=c)
-        fig.update_xaxes(showticklabels=False, ticks="", title_text="points (ordered)",
+        fig.update_yaxes(range=[n - 0.5, -0.5], scaleanchor=f"x{'' if c == 1 else c}",
+                         constrain="domain", showticklabels=False, ticks="", showgrid=False,
                          row=1, col=c)
+        fig.update_xaxes(range=[-0.5, n - 0.5], constrain="domain", showticklabels=False,
+                         ticks="", showgrid=False, title_text="points (ordered)", row=1, col=c)
+    fig.update_annotations(font_size=13, yshift=6)
     title = "Kernel matrices"
     if lifetime is not None:
         title += f" (λ = {lifetime:g}; max |difference| = {dmax:.3f})"
     styled(fig, title=title, height=height)
-    fig.update_layout(margin=dict(l=20, r=20, t=80, b=40))
+    fig.update_layout(margin=dict(l=20, r=30, t=90, b=40))
     return fig
 
 
 def kernel_slice_figure(s, laplace, estimates, *, x0=0.5, lifetime=None,
-                        height=420) -> go.Figure:
+                        height=470) -> go.Figure:
     """1-D slice k(x0, x): Laplace curve and Mondrian step functions, animated over M."""
     ms = sorted(estimates)
     fig = go.Figure()
@@ -88,9 +91,11 @@ def kernel_slice_figure(s, laplace, estimates, *, x0=0.5, lifetime=None,
                   args=[[str(m)], dict(mode="immediate", frame=dict(duration=0, redraw=False),
                                        transition=dict(duration=0))]) for m in ms]
     fig.update_layout(
-        sliders=[dict(active=len(ms) - 1, steps=steps, currentvalue=dict(prefix="M = "),
-                      pad=dict(t=45), x=0.1, len=0.9)],
-        updatemenus=[dict(type="buttons", showactive=False, x=0.0, y=-0.22, xanchor="left",
+        sliders=[dict(active=len(ms) - 1, steps=steps, y=-0.24, yanchor="top", x=0.14,
+                      len=0.86, pad=dict(t=0, b=0),
+                      currentvalue=dict(prefix="trees M = ", xanchor="right"))],
+        updatemenus=[dict(type="buttons", showactive=False, x=0.0, y=-0.3, xanchor="left",
+                          yanchor="top",
                           buttons=[dict(label="▶ Play", method="animate",
                                         args=[None, dict(frame=dict(duration=500, redraw=False),
                                                          fromcurrent=False,
@@ -100,7 +105,7 @@ def kernel_slice_figure(s, laplace, estimates, *, x0=0.5, lifetime=None,
         legend=dict(x=0.99, xanchor="right", y=0.99),
     )
     styled(fig, title=_slice_title(first, lifetime), height=height)
-    fig.update_layout(margin=dict(b=130))
+    fig.update_layout(margin=dict(b=150))
     return fig
 
 
@@ -131,6 +136,11 @@ def laplace_link_figure(laplace, fraction, n_trees, *, height=420) -> go.Figure:
     return styled(fig, title=f"The Mondrian–Laplace link (M = {n_trees} trees)", height=height)
 
 
+def _log_ticks(counts) -> list[int]:
+    top = float(np.max(counts))
+    return [v for v in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if v <= top * 1.01]
+
+
 def _curves(fig, counts, mean, std, name, colour, log_y):
     lo = mean - std
     if log_y:
@@ -153,16 +163,20 @@ def kernel_error_figure(curves, *, height=460) -> go.Figure:
     ref = curves.mean(first)[-1] * np.sqrt(counts[-1] / counts)
     fig.add_trace(go.Scatter(x=counts, y=ref, mode="lines", name="∝ 1/√M reference",
                              line=dict(color=GREY, dash="dot")))
-    fig.update_xaxes(type="log", title_text="non-zero features per data point (M)")
-    fig.update_yaxes(type="log", title_text="max |k̂ − k| over all pairs")
+    fig.update_xaxes(type="log", title_text="non-zero features per data point (M)",
+                     tickvals=_log_ticks(counts))
+    lo = min(float(np.min(curves.mean(m))) for m in curves.errors)
+    hi = max(float(np.max(curves.mean(m) + curves.std(m))) for m in curves.errors)
+    yt = [v * 10.0**e for e in range(-4, 2) for v in (1, 2, 5) if lo / 2 <= v * 10.0**e <= hi * 2]
+    fig.update_yaxes(type="log", title_text="max |k̂ − k| over all pairs", tickvals=yt,
+                     ticktext=[f"{v:g}" for v in yt])
     fig.update_layout(legend=dict(x=0.01, y=0.01, yanchor="bottom"))
     n_rep = curves.errors[first].shape[0]
-    return styled(fig, title=(f"Kernel approximation error (N = {curves.n_points}, "
-                              f"λ = {curves.lifetime:g}; mean ± s.d. over {n_rep} repetitions)"),
-                  height=height)
+    return styled(fig, title=(f"Kernel error (N = {curves.n_points}, λ = {curves.lifetime:g}; "
+                              f"mean ± s.d., {n_rep} repetitions)"), height=height)
 
 
-def ridge_rmse_figure(curves, *, dataset_name="", height=460) -> go.Figure:
+def ridge_rmse_figure(curves, *, dataset_name="", height=500) -> go.Figure:
     """The paper's Figure 6: test RMSE vs non-zero features, exact kernel ridge as a line."""
     fig = go.Figure()
     counts = curves.counts.astype(float)
@@ -171,16 +185,17 @@ def ridge_rmse_figure(curves, *, dataset_name="", height=460) -> go.Figure:
     if curves.exact_rmse is not None:
         fig.add_hline(y=curves.exact_rmse, line=dict(color=BLACK, dash="dash"),
                       annotation_text=f"exact Laplace kernel ridge: {curves.exact_rmse:.3g}",
-                      annotation_position="top right")
+                      annotation_position="bottom left")
     fig.add_hline(y=curves.baseline_rmse, line=dict(color=GREY, dash="dot"),
                   annotation_text=f"predict the mean: {curves.baseline_rmse:.3g}",
                   annotation_position="bottom right")
-    fig.update_xaxes(type="log", title_text="non-zero features per data point (M)")
+    fig.update_xaxes(type="log", title_text="non-zero features per data point (M)",
+                     tickvals=_log_ticks(counts))
     fig.update_yaxes(title_text="test RMSE")
-    fig.update_layout(legend=dict(x=0.99, xanchor="right", y=0.75))
+    fig.update_layout(legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"),
+                      margin=dict(b=110))
     first = next(iter(curves.rmse))
     n_rep = curves.rmse[first].shape[0]
     name = f"{dataset_name}: " if dataset_name else ""
-    return styled(fig, title=(f"{name}test error of ridge regression (λ = {curves.lifetime:g}, "
-                              f"ridge {curves.ridge:g}; mean ± s.d. over {n_rep} repetitions)"),
-                  height=height)
+    return styled(fig, title=(f"{name}ridge regression (λ = {curves.lifetime:g}, ridge "
+                              f"{curves.ridge:g}; mean ± s.d. of {n_rep} runs)"), height=height)
