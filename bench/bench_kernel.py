@@ -55,11 +55,17 @@ def main(quick=False):
     ts = []
     for n in ns:
         Xn = rng.random((n, 21))
-        t, _ = best_of(lambda: mondrian(Xn), repeat=1 if n > 10_000 else 3)
+        t, (fn, _) = best_of(lambda: mondrian(Xn), repeat=2 if n > 10_000 else 3)
         ts.append(t)
-        print(f"  N = {n:>7,}: {t:.3f} s")
+        tr = fn.trees_
+        depth = tr.depth[tr.leaf_of_point].mean()
+        print(f"  N = {n:>7,}: {t:.3f} s; cells/tree {tr.n_cells().mean():.0f}, mean leaf depth "
+              f"{depth:.2f}, {t / (n * 100 * depth) * 1e9:.0f} ns per (point, tree, level)")
     a = np.polyfit(np.log(ns), np.log(ts), 1)[0]
-    print(f"scaling exponent (time ~ N^a): a = {a:.2f}")
+    print(f"scaling exponent (time ~ N^a): a = {a:.2f}  (cells per tree also grow with N at a "
+          "fixed lifetime)")
+    import os
+    print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
     X5 = rng.random((100, 2))
     counts = [1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50]

@@ -347,9 +347,37 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
         raise InputError(f"lifetime must be a finite number >= 0; got {lifetime}.")
     rng = check_random_state(random_state)
     n, dim = X.shape
-    m = n_trees
-    itype = np.int32 if m * n < 2**31 and n * dim < 2**31 else np.int64
     XT = np.ascontiguousarray(X.T).reshape(-1)  # XT[d * n + i] = X[i, d]
+    # Grow the trees in chunks whose working arrays stay cache-sized (memory
+    # bandwidth, not arithmetic, bounds this loop); results do not depend on N
+    # through anything but this fixed chunking.
+    per_chunk = max(1, _CHUNK_ROWS // n)
+    parts = [_grow_chunk(X, XT, min(per_chunk, n_trees - t0), lifetime, rng)
+             for t0 in range(0, n_trees, per_chunk)]
+    if len(parts) == 1:
+        fields = parts[0]
+    else:
+        node_off = np.cumsum([0] + [p["tree"].size for p in parts[:-1]])
+        tree_off = np.cumsum([0] + [p["order"].shape[0] for p in parts[:-1]])
+        fields = {}
+        for key in parts[0]:
+            arrs = [p[key] for p in parts]
+            if key in ("parent", "left", "right", "leaf_of_point", "roots"):
+                arrs = [np.where(a >= 0, a + o, a) for a, o in zip(arrs, node_off)]
+            elif key == "tree":
+                arrs = [a + o for a, o in zip(arrs, tree_off)]
+            fields[key] = np.concatenate(arrs)
+    return MondrianTrees(lifetime=lifetime, n_trees=n_trees, n_features_in=dim, X_fit=X,
+                         **fields)
+
+
+_CHUNK_ROWS = 1 << 22  # (trees x points) rows per chunk of trees (bounds peak memory)
+
+
+def _grow_chunk(X, XT, m, lifetime, rng) -> dict:
+    """Grow ``m`` trees over ``X``; node ids local to the chunk (see caller)."""
+    n, dim = X.shape
+    itype = np.int32 if m * n < 2**31 and n * dim < 2**31 else np.int64
 
     # node attributes, appended at creation (ids are creation order)
     C_tree, C_parent, C_depth, C_birth, C_start, C_len = [], [], [], [], [], []
@@ -496,10 +524,7 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
         left[parent[kids[is_left]]] = kids[is_left]
         right[parent[kids[~is_left]]] = kids[~is_left]
     start = cat(C_start)
-    return MondrianTrees(
-        lifetime=lifetime,
-        n_trees=m,
-        n_features_in=dim,
+    return dict(
         tree=cat(C_tree),
         roots=np.arange(m, dtype=np.int64),
         parent=parent,
@@ -514,5 +539,4 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
         start=start,
         stop=start + cat(C_len),
         leaf_of_point=leaf_flat.reshape(m, n),
-        X_fit=X,
     )
