@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 
 from mondrian_core._random import check_random_state
@@ -179,7 +180,11 @@ def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
 
 @dataclass(frozen=True)
 class RidgeCurves:
-    """Test RMSE per method, repetition and count, and the exact-kernel RMSE."""
+    """Test RMSE per method, repetition and count, and the exact-kernel RMSE.
+
+    ``rmse[method]`` has shape (n_repeats, len(counts)); ``exact_rmse`` is exact
+    Laplace kernel ridge regression on the same ``n_train`` rows.
+    """
 
     counts: np.ndarray
     rmse: dict
@@ -187,6 +192,8 @@ class RidgeCurves:
     lifetime: float
     ridge: float
     baseline_rmse: float  # predicting the training mean
+    n_train: int = 0
+    n_test: int = 0
 
     def mean(self, method) -> np.ndarray:
         return self.rmse[method].mean(axis=0)
@@ -204,9 +211,65 @@ def _krr_predict(K_train, K_test_train, y, ridge):
     return mu + K_test_train @ alpha
 
 
+def _ridge_predict(Z_train, Z_test, y, ridge):
+    """Ridge regression on features (intercept = training mean), primal or dual.
+
+    With C features and N training rows it solves the C x C system
+    ``(Z^T Z + ridge I) w = Z^T (y - mean)`` when C <= N, otherwise the dual
+    N x N one; both give the same predictions (push-through identity).
+    """
+    n, c = Z_train.shape
+    if c > n:
+        K_tr = Z_train @ Z_train.T
+        K_te = Z_test @ Z_train.T
+        dense = [k.toarray() if sp.issparse(k) else np.asarray(k) for k in (K_tr, K_te)]
+        return _krr_predict(dense[0], dense[1], y, ridge)
+    mu = y.mean()
+    A = Z_train.T @ Z_train
+    A = A.toarray() if sp.issparse(A) else np.asarray(A)
+    A[np.diag_indices_from(A)] += ridge
+    b = Z_train.T @ (y - mu)
+    w = cho_solve(cho_factor(A, lower=True, check_finite=False), b, check_finite=False)
+    return mu + Z_test @ w
+
+
+def _nested_features(method, X_train, X_test, lifetime, counts, rng):
+    """Yield (Z_train, Z_test) using the first m members, for m in ``counts``.
+
+    One draw of ``max(counts)`` trees / grids / frequencies; the first m
+    members' columns are a prefix (columns are ordered by tree / grid),
+    rescaled from ``1/sqrt(max)`` to ``1/sqrt(m)``. Test points are placed by
+    ``transform``; their columns beyond the fitted cells (branch-offs, new
+    bins) hold no training point, get weight 0 and are dropped.
+    """
+    top = int(counts[-1])
+    if method == METHODS[2]:
+        rff = RandomFourierFeatures(lifetime, top, rng).fit(X_train)
+        Z_tr, Z_te = rff.transform(X_train), rff.transform(X_test)
+        bounds = counts
+    else:
+        if method == METHODS[0]:
+            est = MondrianFeatures(lifetime, top, rng).fit(X_train)
+            n_fitted = est.n_cells()
+        elif method == METHODS[1]:
+            est = RandomBinningFeatures(lifetime, top, rng).fit(X_train)
+            n_fitted = est.n_bins_
+        else:
+            raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+        Z_tr = est.transform(X_train).tocsc()
+        Z_te = est.transform(X_test)[:, :n_fitted].tocsc()
+        # columns are grouped by member: member b's columns end at the largest
+        # column any training row uses in block b, plus one
+        ends = np.maximum.accumulate(block_one_hot_columns(est.transform(X_train)).max(0)) + 1
+        bounds = ends[counts - 1]
+    for m, cols in zip(counts, bounds):
+        scale = np.sqrt(top / m)
+        yield Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale
+
+
 def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repeats=3,
-                      ridge=0.1, methods=METHODS, random_state=None,
-                      progress=None) -> RidgeCurves:
+                      ridge=0.1, methods=METHODS, random_state=None, progress=None,
+                      max_train=2000) -> RidgeCurves:
     """The paper's Figure 6: test RMSE of ridge regression on random features.
 
     Ridge regression on features ``Z`` with penalty ``ridge`` is kernel ridge
@@ -215,10 +278,14 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
     Test points are placed by each map's ``transform`` (the conditional
     Mondrian extension for the Mondrian kernel, never a refit).
 
+    Every count needs one N_train x N_train Cholesky per method and
+    repetition, so a training set larger than ``max_train`` rows is replaced
+    by a seeded random subset of ``max_train`` rows (``RidgeCurves.n_train``
+    says how many were used; the exact kernel ridge uses the same rows).
+
     Returns
     -------
     RidgeCurves
-        ``exact_rmse`` is ``None`` when N_train > ``MAX_TRAIN_EXACT``.
     """
     X_train = np.asarray(X_train, dtype=float)
     X_test = np.asarray(X_test, dtype=float)
@@ -233,6 +300,9 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
         raise InputError("The ridge penalty must be positive.")
     counts = _check_counts(counts)
     rng = check_random_state(random_state)
+    if max_train is not None and X_train.shape[0] > int(max_train):
+        keep = np.sort(rng.choice(X_train.shape[0], size=int(max_train), replace=False))
+        X_train, y_train = X_train[keep], y_train[keep]
 
     def rmse(pred):
         return float(np.sqrt(np.mean((pred - y_test) ** 2)))
@@ -243,20 +313,18 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
     out = {m: np.empty((n_repeats, counts.size)) for m in methods}
     total = n_repeats * len(methods)
     step = 0
-    stacked = np.vstack([X_train, X_test])
     for r in range(n_repeats):
         for method in methods:
-            gen = cumulative_kernels(method, X_train, stacked, lifetime, counts, rng)
-            for c, (_, Km) in enumerate(gen):
-                # Km: (N_train, N_train + N_test)
-                out[method][r, c] = rmse(_krr_predict(Km[:, :n_tr], Km[:, n_tr:].T, y_train,
-                                                      ridge))
+            for c, (Z_tr, Z_te) in enumerate(
+                    _nested_features(method, X_train, X_test, lifetime, counts, rng)):
+                out[method][r, c] = rmse(_ridge_predict(Z_tr, Z_te, y_train, ridge))
             step += 1
             if progress is not None:
                 progress(step / total, f"{method}, repetition {r + 1} of {n_repeats}")
     baseline = rmse(np.full(y_test.shape, y_train.mean()))
     return RidgeCurves(counts=counts, rmse=out, exact_rmse=exact, lifetime=float(lifetime),
-                       ridge=ridge, baseline_rmse=baseline)
+                       ridge=ridge, baseline_rmse=baseline, n_train=n_tr,
+                       n_test=X_test.shape[0])
 
 
 def laplace_link_pairs(X, lifetime, n_trees, n_pairs=300, random_state=None):

@@ -190,8 +190,9 @@ with col_fig, user_errors():
                 params=dict(data=dset, lam=lam6, ridge=ridge6, m=m_max6, reps=rep6, seed=seed))
 with col_text:
     st.markdown(
-        "Ridge regression on each feature map (80 % of the rows for training, 20 % for "
-        "testing, standardised inputs), test RMSE against non-zero features per point. "
+        "Ridge regression on each feature map (80 % of the rows for training, at most "
+        "2,000, 20 % for testing; standardised inputs), test RMSE against non-zero "
+        "features per point. "
         "Test points get their Mondrian cells by the conditional Mondrian extension, not "
         "by refitting. The dashed line is exact kernel ridge regression with the Laplace "
         "kernel (an N × N solve); the paper ran this on the CPU data set, we offer the "

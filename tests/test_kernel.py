@@ -257,3 +257,31 @@ def test_slice_link_order_and_figures():
     assert np.diag(K[np.ix_(order, order)], 1).mean() > np.diag(K, 1).mean()
     f = MondrianFeatures(4.0, 10, random_state=0).fit(X)
     assert len(kernel_heatmaps_figure(K, f.kernel(X), order, n_trees=10).data) == 3
+
+
+def test_nested_features_and_primal_equals_dual():
+    from mondrian_core.kernel_convergence import _krr_predict, _nested_features, _ridge_predict
+
+    rng = np.random.default_rng(12)
+    X, Xt = rng.random((40, 2)), rng.random((15, 2)) * 1.2
+    y = rng.standard_normal(40)
+    counts = np.array([1, 3, 8])
+    for method in METHODS:
+        gen = _nested_features(method, X, Xt, 3.0, counts, np.random.default_rng(0))
+        for m, (Z, Zt) in zip(counts, gen):
+            if method != METHODS[2]:
+                # the prefix holds exactly m members: one non-zero 1/sqrt(m) per member per row
+                assert np.all(np.diff(sp.csr_matrix(Z).indptr) == m)
+                np.testing.assert_allclose(sp.csr_matrix(Z).data, 1 / np.sqrt(m))
+            else:
+                assert Z.shape[1] == m
+            dense = [a.toarray() if sp.issparse(a) else a for a in (Z, Zt)]
+            K, Kt = dense[0] @ dense[0].T, dense[1] @ dense[0].T
+            np.testing.assert_allclose(_ridge_predict(Z, Zt, y, 0.3), _krr_predict(K, Kt, y, 0.3),
+                                       atol=1e-9)
+    # nested Mondrian prefix = the kernel of the first m trees
+    gen = _nested_features(METHODS[0], X, Xt, 3.0, counts, np.random.default_rng(0))
+    f = MondrianFeatures(3.0, 8, random_state=np.random.default_rng(0)).fit(X)
+    leaf = f.trees_.leaf_of_point
+    for m, (Z, _) in zip(counts, gen):
+        np.testing.assert_allclose(_gram(Z), (leaf[:m, :, None] == leaf[:m, None, :]).mean(0))
