@@ -19,6 +19,10 @@ VIEWS: list[View] = [
     View("pages/mondrian_process.py", "Mondrian process", ":material/grid_view:",
          "Watch a Mondrian partition of a box grow in time beside its tree of competing "
          "clocks; check the clocks, projectivity and the conditional Mondrian live."),
+    View("pages/kernel_convergence.py", "Kernel convergence", ":material/blur_on:",
+         "The Mondrian kernel against the Laplace kernel: kernel matrices, a slice that "
+         "turns from steps into an exponential as trees are added, the Mondrian-Laplace "
+         "link, and the paper's Figures 5 and 6 against random binning and Fourier features."),
 ]
 
 

@@ -43,3 +43,21 @@ from mondrian_core.process import (  # noqa: E402
 
 __all__ += ["MondrianSample", "expected_cells", "extend_mondrian", "extension_chain", "first_cut_check",
             "max_lifetime", "projectivity_check", "sample_mondrian_process"]
+
+# trees and kernel: Mondrian trees over data points, the Mondrian kernel and its baselines
+from mondrian_core.trees import MondrianTrees, sample_mondrian_trees  # noqa: E402
+from mondrian_core.kernel import (  # noqa: E402
+    MondrianFeatures,
+    RandomBinningFeatures,
+    RandomFourierFeatures,
+    laplace_kernel,
+)
+from mondrian_core.kernel_convergence import (  # noqa: E402
+    kernel_error_curves,
+    ridge_rmse_curves,
+)
+
+__all__ += [
+    "MondrianTrees", "sample_mondrian_trees", "MondrianFeatures", "RandomBinningFeatures",
+    "RandomFourierFeatures", "laplace_kernel", "kernel_error_curves", "ridge_rmse_curves",
+]
