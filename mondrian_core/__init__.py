@@ -7,3 +7,9 @@ from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
 
 __all__ = ["check_random_state", "InputError"]
+from mondrian_core.partitions import FastClusterPartitions, RandomForestPartitions  # noqa: E402
+from mondrian_core.partition_algebra import PartitionAlgebra  # noqa: E402
+from mondrian_core.gp import PartitionGP, PartitionKernelPCA  # noqa: E402
+
+__all__ += ["FastClusterPartitions", "RandomForestPartitions", "PartitionAlgebra",
+            "PartitionGP", "PartitionKernelPCA"]
