@@ -17,6 +17,11 @@ class View:
 # One entry per page, in reading order. Each page's file says what it shows.
 VIEWS: list[View] = [
 ]
+VIEWS.append(View("pages/partition_gp.py", "Partition-kernel GPs", ":material/scatter_plot:",
+                  "GP regression with the Random Forest and Fast Cluster kernels of Davies and "
+                  "Ghahramani (2014): piecewise-constant posteriors, kernel matrices, "
+                  "preconditioned conjugate gradients, kernel PCA and a comparison with RBF "
+                  "and linear kernels on real data."))
 
 
 def home() -> None:
