@@ -43,3 +43,6 @@ from mondrian_core.gp import PartitionGP, PartitionKernelPCA  # noqa: E402
 
 __all__ += ["FastClusterPartitions", "RandomForestPartitions", "PartitionAlgebra",
             "PartitionGP", "PartitionKernelPCA"]
+from mondrian_core.partitions import MondrianPartitions  # noqa: E402
+
+__all__ += ["MondrianPartitions"]

@@ -28,7 +28,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
 
-__all__ = ["FastClusterPartitions", "RandomForestPartitions", "partition_features"]
+__all__ = ["FastClusterPartitions", "RandomForestPartitions", "MondrianPartitions",
+           "partition_features"]
 
 
 def _check_positive_int(value, name: str, minimum: int = 1) -> int:
@@ -50,9 +51,12 @@ def partition_features(labels: np.ndarray, n_labels: np.ndarray) -> sp.csr_matri
 
     Row i has one entry 1/sqrt(m) per partition, in the column ``offset[r] + labels[r, i]``,
     so the Gram matrix of the rows is the m-approximate random partition kernel.
+    Labels at or beyond ``n_labels[r]`` (cells of their own, see MondrianPartitions)
+    widen that partition's block of columns.
     """
     labels = np.asarray(labels)
     m, n = labels.shape
+    n_labels = np.maximum(np.asarray(n_labels), labels.max(axis=1, initial=-1) + 1)
     offsets = np.concatenate(([0], np.cumsum(n_labels)[:-1]))
     cols = (labels + offsets[:, None]).T.ravel()  # row-major by point
     data = np.full(cols.size, 1.0 / np.sqrt(m))
@@ -63,8 +67,13 @@ def partition_features(labels: np.ndarray, n_labels: np.ndarray) -> sp.csr_matri
 class _PartitionsMixin:
     """Kernel and feature map shared by all partition samplers (needs ``labels``)."""
 
+    def _labels_after(self, X, n_before: int) -> np.ndarray:
+        """Labels of X when ``n_before`` other new points were labelled before in the
+        same comparison (only samplers with cells of their own need the offset)."""
+        return self.labels(X)
+
     def features(self, X) -> sp.csr_matrix:
-        """Cluster indicators / sqrt(m): ``features(X) @ features(Y).T`` is the kernel."""
+        """Cluster indicators / sqrt(m): ``features(X) @ features(X).T`` is the kernel."""
         return partition_features(self.labels(X), self.n_labels_)
 
     def kernel(self, X, Y=None) -> np.ndarray:
@@ -79,11 +88,17 @@ class _PartitionsMixin:
         -------
         K : array (N, M), values in {0, 1/m, ..., 1}; the diagonal of ``kernel(X)`` is 1.
         """
-        FX = self.features(X)
-        FY = FX if Y is None else self.features(Y)
-        K = (FX @ FY.T).toarray()
+        LX = self.labels(X)
+        if Y is None:
+            F = partition_features(LX, self.n_labels_)
+            K = (F @ F.T).toarray()
+        else:
+            LY = self._labels_after(Y, LX.shape[1])
+            F = partition_features(np.hstack([LX, LY]), self.n_labels_)
+            n = LX.shape[1]
+            K = (F[:n] @ F[n:].T).toarray()
         # entries are counts / m up to rounding of (1/sqrt(m))^2: snap them to k / m
-        m = self.n_partitions
+        m = LX.shape[0]
         return np.rint(K * m) / m
 
 
@@ -290,3 +305,62 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         for r, (est, cluster) in enumerate(zip(self.forest_.estimators_, self.cluster_of_node_)):
             out[r] = cluster[est.tree_.apply(X32)]
         return out
+
+
+class MondrianPartitions(_PartitionsMixin, BaseEstimator):
+    """Mondrian random partitions: the cells of Mondrian trees at a lifetime.
+
+    Each partition is an independent Mondrian process of lifetime ``lifetime``
+    restricted to the fitted points' extent (``mondrian_core.trees``); a point's
+    cluster is the node alive at ``lifetime`` that holds it (``nodes_at``). The
+    random partition kernel is then the Mondrian kernel, whose limit is the
+    Laplace kernel exp(-lifetime * ||x - x'||_1) (Balog et al. 2016).
+
+    New points are placed by the conditional Mondrian extension (``apply``), with
+    draws seeded at ``fit`` so that ``labels`` of the same points agree between
+    calls. A new point that branches off sits in a cell of its own: its label is
+    ``n_nodes + i`` (i its row in the call, shifted past earlier points when two
+    sets are compared in ``kernel``), so it shares that partition's cell with no
+    other point.
+
+    Parameters
+    ----------
+    n_partitions : int, default 200
+    lifetime : float, default 1.0
+    random_state : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    trees_ : MondrianTrees
+    n_labels_ : int array (m,), number of nodes (labels are global node ids).
+    """
+
+    def __init__(self, n_partitions=200, lifetime=1.0, random_state=None):
+        self.n_partitions = n_partitions
+        self.lifetime = lifetime
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        from mondrian_core.trees import sample_mondrian_trees
+
+        m = _check_positive_int(self.n_partitions, "n_partitions")
+        if not (np.isfinite(self.lifetime) and self.lifetime >= 0):
+            raise InputError(f"lifetime must be a finite number >= 0, got {self.lifetime}.")
+        X = _check_X(X)
+        rng = check_random_state(self.random_state)
+        self.trees_ = sample_mondrian_trees(X, m, float(self.lifetime), random_state=rng)
+        self._apply_seed = int(rng.integers(2**31 - 1))
+        self.n_labels_ = np.full(m, self.trees_.n_nodes, dtype=np.intp)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def labels(self, X) -> np.ndarray:
+        """Node alive at the lifetime holding each point, per tree: (m, N)."""
+        return self._labels_after(X, 0)
+
+    def _labels_after(self, X, n_before: int) -> np.ndarray:
+        check_is_fitted(self, "trees_")
+        X = _check_X(X)
+        nodes, branched = self.trees_.apply(X, random_state=self._apply_seed)
+        own = self.trees_.n_nodes + n_before + np.arange(X.shape[0])
+        return np.where(branched, own[None, :], nodes).astype(np.intp)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from mondrian_core import BUNDLED_DATASETS, load_bundled, toy_jumps_1d, train_val_test_split
+from mondrian_core import BUNDLED_DATASETS, toy_jumps_1d, train_val_test_split
 from mondrian_core.datasets import toy_jumps_function
 from mondrian_core.figures.gp import (cg_convergence_figure, comparison_figure,
                                       kernel_heatmaps_figure, kernel_pca_figure,
@@ -18,9 +18,11 @@ from mondrian_core.gp_experiments import (PARTITION_KERNELS, cg_histories, compa
                                           sorted_kernel_matrix)
 from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
                           user_errors)
+from pages.common_data import data_source_picker
 
 KERNELS = list(PARTITION_KERNELS)
 BASELINES = ["RBF", "RBF-ARD", "Linear"]
+COMPARE_MAX = 1000  # points used by the kernel comparison (exact GPs are O(N^3))
 
 
 # ---------------------------------------------------------------- cached core calls
@@ -31,8 +33,8 @@ def toy(n, seed):
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def curves(kind, X, y, grid, m, h, noise, seed):
-    return posterior_curves(kind, X, y, grid, n_partitions=m, max_level=h,
+def curves(kind, X, y, grid, m, h, lam, noise, seed):
+    return posterior_curves(kind, X, y, grid, n_partitions=m, max_level=h, lifetime=lam,
                             noise_variance=noise, random_state=seed)
 
 
@@ -42,30 +44,28 @@ def rbf_curves(X, y, grid, seed):
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def heatmap(kind, X, y, m, h, seed):
-    return sorted_kernel_matrix(kind, X, y, n_partitions=m, max_level=h, random_state=seed)[0]
+def heatmap(kind, X, y, m, h, lam, seed):
+    return sorted_kernel_matrix(kind, X, y, n_partitions=m, max_level=h, lifetime=lam,
+                                random_state=seed)[0]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def histories(kind, X, y, m, h, noise, seed):
-    return cg_histories(kind, X, y, n_partitions=m, max_level=h, noise_variance=noise,
-                        random_state=seed, tol=1e-8)
+def histories(kind, X, y, m, h, lam, noise, seed):
+    return cg_histories(kind, X, y, n_partitions=m, max_level=h, lifetime=lam,
+                        noise_variance=noise, random_state=seed, tol=1e-8)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def real(name):
-    return load_bundled(name)
+def embeddings(X, y, m, h, seed):
+    return kernel_pca_embeddings(X, y, n_partitions=m, max_level=h, random_state=seed)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def embeddings(name, m, h, seed):
-    d = real(name)
-    return kernel_pca_embeddings(d.X, d.y, n_partitions=m, max_level=h, random_state=seed)
-
-
-def comparison(name, m, seed, progress=None):
+def comparison(d, m, seed, progress=None):
     """Not cached by st.cache_data (it reports progress); kept in session_state."""
-    d = real(name)
+    if d.n_samples > COMPARE_MAX:
+        d = d.subset(train_val_test_split(d, (COMPARE_MAX / d.n_samples,
+                                              1 - COMPARE_MAX / d.n_samples),
+                                          random_state=seed, return_indices=True)[0])
     train, test = train_val_test_split(d, (0.8, 0.2), random_state=seed)
     return compare_kernels(train.X, train.y, test.X, test.y, KERNELS + BASELINES,
                            n_partitions=m, random_state=seed, progress=progress)
@@ -79,8 +79,9 @@ page_header(
     "that do (Davies and Ghahramani 2014). The **Random Forest** kernel cuts a tree of a "
     "random forest at a random depth d ~ U{0..h}; the **Fast Cluster** kernel assigns "
     "points to the nearest of 2^s random centres (s ~ U{0..h}) on a random half of the "
-    "dimensions. Products with the kernel cost O(mN), so GPs are fit by conjugate "
-    "gradients without ever forming the N x N matrix.",
+    "dimensions; the **Mondrian** kernel takes the cells of a Mondrian process at a "
+    "lifetime \u03bb (its limit is the Laplace kernel). Products with any of them cost "
+    "O(mN), so GPs are fit by conjugate gradients without forming the N x N matrix.",
 )
 
 with st.sidebar:
@@ -95,6 +96,10 @@ with st.sidebar:
                        max_value=1.0, default=0.1, step=0.01,
                        help="Noise of the partition-kernel GPs, relative to the variance "
                             "of y. The RBF baseline optimises its own.")
+    lam = url_slider("Mondrian lifetime \u03bb", "lam", min_value=1.0, max_value=100.0,
+                     default=20.0, step=1.0,
+                     help="Mondrian kernel \u2192 Laplace kernel exp(-\u03bb|x - x'|) as m grows "
+                          "(x in [0, 1]).")
     n_points = url_slider("Toy data: points", "n", min_value=30, max_value=400, default=150,
                           step=10)
     seed = seed_control()
@@ -118,11 +123,11 @@ with user_errors():
             "partitions and a stiff fit.")
     with left:
         with st.spinner("Fitting the GPs..."):
-            panels = {k: curves(k, X, y, grid, m, h, noise, seed) for k in KERNELS}
+            panels = {k: curves(k, X, y, grid, m, h, lam, noise, seed) for k in KERNELS}
             panels["RBF"] = rbf_curves(X, y, grid, seed)
         show_figure(posterior_panels_figure(panels, X, y, grid,
                                             truth=toy_jumps_function(grid.ravel())),
-                    "partition-gp-posteriors", params=dict(m=m, h=h, noise=noise, seed=seed))
+                    "partition-gp-posteriors", params=dict(m=m, h=h, lam=lam, noise=noise, seed=seed))
 
     # -------------------------------------------------------- kernel matrices
     st.header("Kernel matrices")
@@ -134,7 +139,7 @@ with user_errors():
             "diagonal (clusters), edges that line up with the jumps for the supervised "
             "Random Forest kernel, and graininess that fades as *m* grows.")
     with left:
-        mats = {f"{k} kernel": heatmap(k, X, y, m, h, seed) for k in KERNELS}
+        mats = {f"{k} kernel": heatmap(k, X, y, m, h, lam, seed) for k in KERNELS}
         show_figure(kernel_heatmaps_figure(mats), "partition-gp-kernels",
                     params=dict(m=m, h=h, seed=seed))
 
@@ -155,17 +160,15 @@ with user_errors():
             "factor such as the paper's m^2 does not change CG's iterates.) Lower noise "
             "means a worse-conditioned system and a bigger gain.")
     with left:
-        hist = histories(cg_kind, X, y, m, h, noise, seed)
+        hist = histories(cg_kind, X, y, m, h, lam, noise, seed)
         show_figure(cg_convergence_figure(hist, tol=1e-8), "partition-gp-cg",
-                    params=dict(kernel=cg_kind, m=m, h=h, noise=noise, seed=seed))
+                    params=dict(kernel=cg_kind, m=m, h=h, lam=lam, noise=noise,
+                                seed=seed))
 
     # -------------------------------------------------------- real data
     st.header("Real data")
-    names = list(BUNDLED_DATASETS)
-    data_name = url_choice("Data set", "data", names, default="diabetes",
-                           format_func=lambda k: BUNDLED_DATASETS[k][1])
-    d = real(data_name)
-    st.caption(d.description)
+    d = data_source_picker("real", kinds=(*BUNDLED_DATASETS, "csv"), default="diabetes")
+    data_name = d.name
 
     st.subheader("Kernel PCA (the paper's Figure 2)")
     left, right = st.columns([3, 1])
@@ -178,7 +181,7 @@ with user_errors():
             "the target (a colour gradient), the unsupervised ones need not.")
     with left:
         with st.spinner("Kernel PCA..."):
-            emb = embeddings(data_name, m, h, seed)
+            emb = embeddings(d.X, d.y, m, h, seed)
         show_figure(kernel_pca_figure(emb, d.y, colour_label=(d.target_name or "y")[:18]),
                     "partition-gp-kpca", params=dict(data=data_name, m=m, h=h, seed=seed))
 
@@ -187,7 +190,8 @@ with user_errors():
     with right:
         st.markdown(
             "**What it shows.** GPs with each kernel fit on a random 80% of the set and "
-            "scored on the other 20%: mean log predictive density of the test targets "
+            f"scored on the other 20% (at most {COMPARE_MAX:,} points in all): mean log "
+            "predictive density of the test targets "
             "(noise included) and mean squared error of the posterior mean. The "
             "partition kernels choose only the noise (by the evidence); RBF, RBF with "
             "one length scale per input (ARD) and linear optimise all hyper-parameters "
@@ -195,11 +199,11 @@ with user_errors():
             "**Look for:** whether the hyper-parameter-free partition kernels keep up "
             "with tuned standard kernels.")
     with left:
-        key = f"compared::{data_name}::{m}::{seed}"
+        key = f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m}::{seed}"
         if st.button("Compare kernels (RBF-ARD takes up to a minute)", key="compare"):
             bar = st.progress(0.0, text="Fitting GPs...")
             st.session_state[key] = comparison(
-                data_name, m, seed, progress=lambda f, text: bar.progress(f, text=text))
+                d, m, seed, progress=lambda f, text: bar.progress(f, text=text))
             bar.empty()
         rows = st.session_state.get(key)
         if rows:

@@ -5,6 +5,7 @@ import pytest
 from mondrian_core import (FastClusterPartitions, InputError, PartitionAlgebra, PartitionGP,
                            PartitionKernelPCA, RandomForestPartitions)
 from mondrian_core.gp import cg_residual_history
+from mondrian_core.partitions import MondrianPartitions
 
 
 def toy(n=120, seed=0):
@@ -28,10 +29,12 @@ CASES = [
     (RandomForestPartitions(n_partitions=30, random_state=0), 3000),
     (FastClusterPartitions(n_partitions=30, max_level=2, random_state=0), 3000),
     (FastClusterPartitions(n_partitions=30, max_level=5, random_state=0), 10),
+    (MondrianPartitions(n_partitions=30, lifetime=2.0, random_state=0), 3000),
 ]
 
 
-@pytest.mark.parametrize("sampler,max_dense", CASES, ids=["rf-data", "fc-weights", "fc-cg"])
+@pytest.mark.parametrize("sampler,max_dense", CASES,
+                         ids=["rf-data", "fc-weights", "fc-cg", "mondrian-data"])
 def test_cg_mean_and_exact_variance_equal_dense_solve(sampler, max_dense):
     X, y = toy()
     Xt = np.linspace(-1, 11, 50)[:, None]

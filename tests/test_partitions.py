@@ -5,6 +5,7 @@ from scipy import stats
 from sklearn.tree import DecisionTreeRegressor
 
 from mondrian_core import FastClusterPartitions, InputError, PartitionAlgebra, RandomForestPartitions
+from mondrian_core.partitions import MondrianPartitions
 from mondrian_core.partitions import ancestors_at_depth, tree_parent_depth
 
 
@@ -18,10 +19,14 @@ def data():
 
 def _samplers():
     return [FastClusterPartitions(n_partitions=25, max_level=4, random_state=0),
-            RandomForestPartitions(n_partitions=25, random_state=0)]
+            RandomForestPartitions(n_partitions=25, random_state=0),
+            MondrianPartitions(n_partitions=25, lifetime=3.0, random_state=0)]
 
 
-@pytest.mark.parametrize("sampler", _samplers(), ids=["fast-cluster", "random-forest"])
+IDS = ["fast-cluster", "random-forest", "mondrian"]
+
+
+@pytest.mark.parametrize("sampler", _samplers(), ids=IDS)
 def test_kernel_is_a_valid_partition_kernel(sampler, data):
     X, y = data
     K = sampler.fit(X, y).kernel(X)
@@ -33,15 +38,18 @@ def test_kernel_is_a_valid_partition_kernel(sampler, data):
     assert np.allclose(K * 25, np.rint(K * 25))
 
 
-@pytest.mark.parametrize("sampler", _samplers(), ids=["fast-cluster", "random-forest"])
+@pytest.mark.parametrize("sampler", _samplers(), ids=IDS)
 def test_kernel_is_fraction_of_agreeing_labels(sampler, data):
     X, y = data
     sampler.fit(X, y)
     Xnew = np.random.default_rng(9).random((17, 3))
     LX, LY = sampler.labels(X), sampler.labels(Xnew)
     assert LX.shape == (25, 60) and LX.dtype.kind == "i"
+    if isinstance(sampler, MondrianPartitions):  # cells of their own never match
+        LY = sampler._labels_after(Xnew, 60)
     slow = np.array([[np.mean(LX[:, i] == LY[:, j]) for j in range(17)] for i in range(60)])
     assert np.array_equal(sampler.kernel(X, Xnew), slow)
+    assert np.array_equal(sampler.labels(Xnew), sampler.labels(Xnew))  # deterministic
 
 
 def test_same_seed_same_partitions(data):
@@ -203,3 +211,20 @@ def test_lookup_places_new_labels(algebra):
         same = ids[r][:, None] == ids[r][None, :]
         assert np.array_equal(same, Ks[r] == 1)
     assert np.all(alg.lookup(np.full((alg.m, 2), 10**6)) == -1)
+
+
+def test_mondrian_partitions_converge_to_the_laplace_kernel():
+    """Each entry is a mean of m independent indicators with mean exp(-lambda ||x - x'||_1):
+    within 4 binomial standard errors (a few pairs, fitted-fitted and fitted-new)."""
+    rng = np.random.default_rng(11)
+    X = rng.random((40, 2))
+    Xnew = np.array([[0.5, 0.5], [0.1, 0.9], [1.2, 0.3]])  # the last outside the data
+    lam, m = 2.0, 3000
+    P = MondrianPartitions(n_partitions=m, lifetime=lam, random_state=4).fit(X)
+    for A, B in ((X[:5], X[5:10]), (X[:5], Xnew)):
+        K = P.kernel(A, B)
+        p = np.exp(-lam * np.abs(A[:, None, :] - B[None, :, :]).sum(-1))
+        se = np.sqrt(p * (1 - p) / m)
+        assert np.all(np.abs(K - p) < 4 * se + 1e-12)
+    # fitted points: labels are the nodes alive at the lifetime
+    assert np.array_equal(P.labels(X), P.trees_.nodes_at())
