@@ -147,8 +147,7 @@ with user_errors():
     st.header("Conjugate gradients and the preconditioner")
     left, right = st.columns([3, 1])
     with right:
-        cg_kind = url_choice("Kernel", "cgk", KERNELS, default="Fast Cluster",
-                             widget="segmented")
+        cg_kind = url_choice("Kernel", "cgk", KERNELS, default="Fast Cluster")
         st.markdown(
             "**What it shows.** Relative residual of CG on (K + sI) alpha = y against "
             "iteration, with and without the preconditioner "
@@ -193,7 +192,8 @@ with user_errors():
             f"scored on the other 20% (at most {COMPARE_MAX:,} points in all): mean log "
             "predictive density of the test targets "
             "(noise included) and mean squared error of the posterior mean. The "
-            "partition kernels choose only the noise (by the evidence); RBF, RBF with "
+            "partition kernels choose only the noise (the Mondrian kernel also its "
+            "lifetime) by the evidence; RBF, RBF with "
             "one length scale per input (ARD) and linear optimise all hyper-parameters "
             "by the marginal likelihood (1 restart; the paper used 20).\n\n"
             "**Look for:** whether the hyper-parameter-free partition kernels keep up "

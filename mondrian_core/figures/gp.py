@@ -44,9 +44,9 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
                                  showlegend=first, hoverinfo="skip"), row=r, col=c)
         for j in range(p["samples"].shape[1]):
             fig.add_trace(go.Scatter(x=g, y=p["samples"][:, j], mode="lines",
-                                     line=dict(width=1.1, color=_SAMPLE_COLOURS[j % 5]),
+                                     line=dict(width=1.0, color=_SAMPLE_COLOURS[j % 5]),
                                      name="posterior samples", legendgroup="samples",
-                                     showlegend=first and j == 0, opacity=0.85),
+                                     showlegend=first and j == 0, opacity=0.7),
                           row=r, col=c)
         if truth is not None:
             fig.add_trace(go.Scatter(x=g, y=truth, mode="lines", name="true function",
@@ -61,10 +61,10 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
         fig.update_xaxes(title_text=x_label if r == rows else None, row=r, col=c)
         if c == 1:
             fig.update_yaxes(title_text=y_label, row=r, col=c)
-    fig.update_annotations(font_size=13)
+    fig.update_annotations(font_size=13, yshift=8)
     styled(fig, height=height * rows)
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.06 if rows == 1 else 1.03,
-                                  xanchor="left", x=0), margin=dict(t=90))
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.1 / rows,
+                                  xanchor="left", x=0), margin=dict(t=40, b=110, r=45))
     return fig
 
 
@@ -73,7 +73,7 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
     """The kernel matrices side by side as heatmaps (values in [0, 1])."""
     names = list(matrices)
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
-                        horizontal_spacing=0.06)
+                        horizontal_spacing=0.09)
     for i, name in enumerate(names):
         fig.add_trace(go.Heatmap(z=matrices[name], zmin=0, zmax=1, colorscale=SEQUENTIAL,
                                  showscale=i == len(names) - 1,
@@ -83,7 +83,7 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i + 1 if i else ''}",
                          showgrid=False, row=1, col=i + 1)
         fig.update_xaxes(title_text=axis_label, showgrid=False, row=1, col=i + 1)
-    fig.update_annotations(font_size=13)
+    fig.update_annotations(font_size=13, yshift=8)
     return styled(fig, height=height)
 
 
@@ -97,13 +97,15 @@ def cg_convergence_figure(histories: dict, *, tol=None, height=360) -> go.Figure
                                  line=dict(color=SERIES[i % len(SERIES)],
                                            dash=dashes.get(name, "solid")),
                                  name=f"{name} ({len(hist) - 1} iterations)"))
-    if tol is not None:
-        fig.add_hline(y=tol, line=dict(color=GREY, dash="dash"),
-                      annotation_text=f"tolerance {tol:g}", annotation_position="bottom left")
+    if tol is not None:  # a trace, not add_hline: hline annotations misplace on log axes
+        n_max = max(len(h) for h in histories.values())
+        fig.add_trace(go.Scatter(x=[0, n_max - 1], y=[tol, tol], mode="lines",
+                                 line=dict(color=GREY, dash="dash", width=1),
+                                 name=f"tolerance {tol:g}", hoverinfo="skip"))
     fig.update_yaxes(type="log", title_text="relative residual", exponentformat="power")
     fig.update_xaxes(title_text="CG iteration")
     styled(fig, height=height)
-    fig.update_layout(legend=dict(x=0.98, xanchor="right", y=0.98))
+    fig.update_layout(legend=dict(x=0.98, xanchor="right", y=0.98), margin=dict(r=45))
     return fig
 
 
@@ -127,7 +129,7 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
     pad = 0.25 * (hi - lo or abs(hi) or 1.0)
     fig.update_yaxes(range=[lo - pad, hi + pad], row=1, col=1)
     fig.update_yaxes(range=[0, 1.15 * max(mse)], row=1, col=2)
-    fig.update_annotations(font_size=13)
+    fig.update_annotations(font_size=13, yshift=8)
     return styled(fig, height=height)
 
 
@@ -148,5 +150,5 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
                       row=1, col=i + 1)
         fig.update_xaxes(title_text="component 1", row=1, col=i + 1)
         fig.update_yaxes(title_text="component 2" if i == 0 else None, row=1, col=i + 1)
-    fig.update_annotations(font_size=13)
+    fig.update_annotations(font_size=13, yshift=8)
     return styled(fig, height=height)
