@@ -19,6 +19,7 @@ import scipy.linalg as sla
 from scipy.sparse.linalg import cg, eigsh
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_array, check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
@@ -32,22 +33,30 @@ def _fit_partitions(partitions, X, y=None):
     return clone(partitions).fit(X, y)
 
 
-def cg_residual_history(operator, b, *, preconditioner=None, tol=1e-6, maxiter=None):
+def cg_residual_history(operator, b, *, preconditioner=None, tol=1e-6, maxiter=None,
+                        record=True):
     """Solve ``operator x = b`` by SciPy's CG and record ||b - A x_k|| / ||b|| per iteration.
 
     Returns ``(x, residuals, info)``; ``residuals[0] = 1`` (x_0 = 0). The true residual
     is recomputed at each iteration (one extra product), so the curves of different
-    preconditioners are comparable.
+    preconditioners are comparable. With ``record=False`` only the iterations are
+    counted (``residuals`` then holds NaN for each iteration, 1 first and the true
+    final residual last).
     """
     b = np.asarray(b, dtype=np.float64).ravel()
     norm_b = np.linalg.norm(b) or 1.0
     history = [1.0]
 
-    def record(xk):
-        history.append(np.linalg.norm(b - operator.matvec(xk)) / norm_b)
+    def record_fn(xk):
+        history.append(np.linalg.norm(b - operator.matvec(xk)) / norm_b if record else np.nan)
 
-    x, info = cg(operator, b, rtol=tol, atol=0.0, M=preconditioner, callback=record,
-                 maxiter=maxiter)
+    # CG's work is vector updates and dot products: BLAS threads only contend
+    # (badly so on a loaded machine), so run them single-threaded.
+    with threadpool_limits(limits=1, user_api="blas"):
+        x, info = cg(operator, b, rtol=tol, atol=0.0, M=preconditioner, callback=record_fn,
+                     maxiter=maxiter)
+    if not record and len(history) > 1:
+        history[-1] = np.linalg.norm(b - operator.matvec(x)) / norm_b
     return x, np.asarray(history), info
 
 
@@ -77,6 +86,12 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         smaller of the data space (N x N) and the cluster space (C x C) when that
         size is at most ``max_dense``; otherwise one preconditioned CG solve per
         test point at tolerance 1e-10 (exact to that tolerance, slower).
+    record_residuals : bool, default True
+        Record the true relative residual after every CG iteration (one extra
+        kernel product per iteration) in ``residuals_``, for convergence plots.
+    fit_partitions : bool, default True
+        False: ``partitions`` is already fitted and is used as it is (not copied),
+        e.g. to share one set of partitions between several views.
 
     Attributes
     ----------
@@ -84,6 +99,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
     alpha_ : (N,) the CG solution (K + s I)^{-1} y (standardised y).
     n_iter_ : int, CG iterations of the last solve.
     residuals_ : array, relative residual after each CG iteration of ``fit``.
+    residual_ : float, the final relative residual ||y - A alpha|| / ||y||.
 
     References
     ----------
@@ -93,13 +109,15 @@ class PartitionGP(RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, partitions, noise_variance=0.1, preconditioner=True, tol=1e-6,
-                 normalize_y=True, max_dense=3000):
+                 normalize_y=True, max_dense=3000, record_residuals=True, fit_partitions=True):
         self.partitions = partitions
         self.noise_variance = noise_variance
         self.preconditioner = preconditioner
         self.tol = tol
         self.normalize_y = normalize_y
         self.max_dense = max_dense
+        self.record_residuals = record_residuals
+        self.fit_partitions = fit_partitions
 
     # ----------------------------------------------------------------- fit
     def fit(self, X, y):
@@ -118,18 +136,23 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         else:
             self._y_mean, self._y_std = 0.0, 1.0
         z = (y - self._y_mean) / self._y_std
-        self.partitions_ = _fit_partitions(self.partitions, X, y)
+        if self.fit_partitions:
+            self.partitions_ = _fit_partitions(self.partitions, X, y)
+        else:
+            check_is_fitted(self.partitions, "n_labels_")
+            self.partitions_ = self.partitions
         self.algebra_ = PartitionAlgebra(self.partitions_.labels(X))
         s = float(self.noise_variance)
         self.operator_ = self.algebra_.system_operator(s)
         self.precond_ = self.algebra_.preconditioner(s) if self.preconditioner else None
         self.alpha_, self.residuals_, info = cg_residual_history(
             self.operator_, z, preconditioner=self.precond_, tol=self.tol,
-            maxiter=20 * X.shape[0])
+            maxiter=20 * X.shape[0], record=self.record_residuals)
         if info != 0:
             raise InputError(f"Conjugate gradients did not reach tol={self.tol} in {info} "
                              "iterations; raise noise_variance or tol.")
         self.n_iter_ = len(self.residuals_) - 1
+        self.residual_ = float(self.residuals_[-1])
         self.X_train_, self.y_train_ = X, z
         self._chol = None
         return self
@@ -299,7 +322,8 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
         from scipy.sparse.linalg import LinearOperator
         counted = LinearOperator(op.shape, matvec=matvec, rmatvec=matvec, dtype=np.float64)
         v0 = check_random_state(0).standard_normal(X.shape[0])
-        vals, vecs = eigsh(counted, k=k, which="LA", tol=self.tol, v0=v0)
+        with threadpool_limits(limits=1, user_api="blas"):
+            vals, vecs = eigsh(counted, k=k, which="LA", tol=self.tol, v0=v0)
         order = np.argsort(vals)[::-1]
         vals, vecs = np.clip(vals[order], 0.0, None), vecs[:, order]
         # fix signs so the same seed gives the same picture

@@ -30,7 +30,7 @@ from mondrian_core.partitions import (FastClusterPartitions, MondrianPartitions,
                                       RandomForestPartitions)
 
 __all__ = ["PARTITION_KERNELS", "make_partitions", "posterior_curves", "sorted_kernel_matrix",
-           "cg_histories", "compare_kernels", "kernel_pca_embeddings", "fit_baseline_gp",
+           "cg_histories", "compare_kernels", "fitted_partitions", "kernel_pca_embeddings", "fit_baseline_gp",
            "select_noise_variance"]
 
 #: Partition kernels offered by the page (name -> short description).
@@ -54,6 +54,20 @@ def make_partitions(kind: str, n_partitions: int, max_level: int, random_state=N
         return MondrianPartitions(n_partitions=n_partitions, lifetime=lifetime,
                                   random_state=random_state)
     raise InputError(f"Unknown partition kernel {kind!r}.")
+
+
+def fitted_partitions(kind, X, y, *, n_partitions=100, max_level=6, lifetime=10.0,
+                      random_state=0):
+    """A partition sampler by name, fitted on (X, y) (y only used by Random Forest)."""
+    return make_partitions(kind, n_partitions, max_level, random_state,
+                           lifetime=lifetime).fit(X, y)
+
+
+def _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions):
+    if partitions is not None:
+        return partitions
+    return fitted_partitions(kind, X, y, n_partitions=n_partitions, max_level=max_level,
+                             lifetime=lifetime, random_state=random_state)
 
 
 def fit_baseline_gp(X, y, kind: str = "RBF", random_state=None, n_restarts: int = 2):
@@ -110,14 +124,15 @@ def select_noise_variance(partitions, X, y, grid=None):
 
 
 def posterior_curves(kind, X, y, grid, *, n_partitions=100, max_level=6, noise_variance=0.1,
-                     n_samples=3, lifetime=10.0, random_state=0):
+                     n_samples=3, lifetime=10.0, random_state=0, partitions=None):
     """Posterior of a GP on 1-D data evaluated on ``grid`` (G, 1).
 
     For the partition kernels (``kind`` in :data:`PARTITION_KERNELS` or "Mondrian"),
     a :class:`PartitionGP` with the given noise (standardised units); for "RBF", a
     scikit-learn GP with optimised amplitude, length scale and noise. Returns a dict
     with ``mean``, ``std`` (latent f, exact), ``samples`` (G, n_samples), ``n_iter``
-    and ``label`` (text for the panel title).
+    and ``label`` (text for the panel title). ``partitions``: an already fitted sampler
+    to use instead of drawing one (shared between views).
     """
     if kind == "RBF":
         gpr = fit_baseline_gp(X, y, "RBF", random_state=random_state, n_restarts=0)
@@ -128,8 +143,8 @@ def posterior_curves(kind, X, y, grid, *, n_partitions=100, max_level=6, noise_v
         ls = gpr.kernel_.k1.k2.length_scale
         return dict(mean=mean, std=std, samples=samples, n_iter=None,
                     label=f"RBF (length scale {float(np.ravel(ls)[0]):.3g}, noise sd {noise:.2g})")
-    P = make_partitions(kind, n_partitions, max_level, random_state, lifetime=lifetime)
-    gp = PartitionGP(P, noise_variance=noise_variance).fit(X, y)
+    P = _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions)
+    gp = PartitionGP(P, noise_variance=noise_variance, fit_partitions=False).fit(X, y)
     mean, std = gp.predict(grid, return_std=True)
     samples = gp.sample_y(grid, n_samples, random_state=random_state)
     return dict(mean=mean, std=std, samples=samples, n_iter=gp.n_iter_,
@@ -154,7 +169,7 @@ def _mvn_samples(mean, cov, n, random_state):
 
 
 def sorted_kernel_matrix(kind, X, y, *, n_partitions=100, max_level=6, lifetime=10.0,
-                         random_state=0, max_points=300):
+                         random_state=0, max_points=300, partitions=None):
     """The m-approximate kernel on (at most ``max_points``) points sorted for display.
 
     1-D data are sorted by x; others by the target, so block structure shows.
@@ -164,18 +179,18 @@ def sorted_kernel_matrix(kind, X, y, *, n_partitions=100, max_level=6, lifetime=
     idx = np.arange(len(X)) if len(X) <= max_points else rng.choice(len(X), max_points, False)
     key = X[idx, 0] if X.shape[1] == 1 else y[idx]
     order = idx[np.argsort(key, kind="stable")]
-    P = make_partitions(kind, n_partitions, max_level, random_state, lifetime=lifetime).fit(X, y)
+    P = _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions)
     return P.kernel(X[order]), order
 
 
 def cg_histories(kind, X, y, *, n_partitions=100, max_level=6, noise_variance=0.1,
-                 lifetime=10.0, random_state=0, tol=1e-8):
+                 lifetime=10.0, random_state=0, tol=1e-8, partitions=None):
     """Relative CG residual per iteration on (K + s I) alpha = y (standardised y).
 
     Returns ``{"no preconditioner": r, "preconditioner B": r}`` with our scaling
     B = (1/m) sum (K_rho + s I)^{-1}.
     """
-    P = make_partitions(kind, n_partitions, max_level, random_state, lifetime=lifetime).fit(X, y)
+    P = _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions)
     alg = PartitionAlgebra(P.labels(X))
     z = (y - y.mean()) / (y.std() or 1.0)
     op = alg.system_operator(noise_variance)

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.utils.validation import check_array, check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
@@ -176,6 +177,11 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
             raise InputError(f"X has {X.shape[1]} features; the partitions were fit on "
                              f"{self.n_features_in_}.")
         out = np.empty((len(self.centres_), X.shape[0]), dtype=np.intp)
+        with threadpool_limits(limits=1, user_api="blas"):  # thin products: threads only contend
+            self._nearest(X, out, chunk_size)
+        return out
+
+    def _nearest(self, X, out, chunk_size):
         for r, (dims, C) in enumerate(zip(self.dims_, self.centres_)):
             if len(C) == 1:
                 out[r] = 0
@@ -185,7 +191,6 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
                 Xa = X[a:a + chunk_size, dims]
                 # argmin ||x - c||^2 = argmin (|c|^2 / 2 - x . c)
                 out[r, a:a + chunk_size] = np.argmin(half_sq - Xa @ C.T, axis=1)
-        return out
 
 
 def ancestors_at_depth(parent: np.ndarray, depth: np.ndarray, level: int) -> np.ndarray:

@@ -14,8 +14,8 @@ from mondrian_core.figures.gp import (cg_convergence_figure, comparison_figure,
                                       kernel_heatmaps_figure, kernel_pca_figure,
                                       posterior_panels_figure)
 from mondrian_core.gp_experiments import (PARTITION_KERNELS, cg_histories, compare_kernels,
-                                          kernel_pca_embeddings, posterior_curves,
-                                          sorted_kernel_matrix)
+                                          fitted_partitions, kernel_pca_embeddings,
+                                          posterior_curves, sorted_kernel_matrix)
 from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
                           user_errors)
 from pages.common_data import data_source_picker
@@ -32,10 +32,17 @@ def toy(n, seed):
     return d.X, d.y
 
 
+@st.cache_resource(max_entries=24, show_spinner=False)
+def partitions(kind, X, y, m, h, lam, seed):
+    """Fitted partitions shared by the posterior, kernel and CG views (not copied)."""
+    return fitted_partitions(kind, X, y, n_partitions=m, max_level=h, lifetime=lam,
+                             random_state=seed)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def curves(kind, X, y, grid, m, h, lam, noise, seed):
-    return posterior_curves(kind, X, y, grid, n_partitions=m, max_level=h, lifetime=lam,
-                            noise_variance=noise, random_state=seed)
+    return posterior_curves(kind, X, y, grid, noise_variance=noise, random_state=seed,
+                            partitions=partitions(kind, X, y, m, h, lam, seed))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -45,14 +52,14 @@ def rbf_curves(X, y, grid, seed):
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def heatmap(kind, X, y, m, h, lam, seed):
-    return sorted_kernel_matrix(kind, X, y, n_partitions=m, max_level=h, lifetime=lam,
-                                random_state=seed)[0]
+    return sorted_kernel_matrix(kind, X, y, random_state=seed,
+                                partitions=partitions(kind, X, y, m, h, lam, seed))[0]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def histories(kind, X, y, m, h, lam, noise, seed):
-    return cg_histories(kind, X, y, n_partitions=m, max_level=h, lifetime=lam,
-                        noise_variance=noise, random_state=seed, tol=1e-8)
+    return cg_histories(kind, X, y, noise_variance=noise, random_state=seed, tol=1e-8,
+                        partitions=partitions(kind, X, y, m, h, lam, seed))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -181,6 +181,7 @@ def test_matrix_free_product_equals_dense(algebra):
     K = np.mean(Ks, axis=0)
     v = np.random.default_rng(0).standard_normal((alg.n, 3))
     assert np.allclose(alg.kernel_matvec(v[:, 0]), K @ v[:, 0], rtol=1e-12, atol=1e-12)
+    assert np.allclose(alg.kernel_matvec_bincount(v[:, 0]), K @ v[:, 0], rtol=1e-12, atol=1e-12)
     assert np.allclose(alg.kernel_matmat(v), K @ v, rtol=1e-12, atol=1e-12)
     assert np.allclose(alg.system_operator(0.3).matvec(v[:, 1]), (K + 0.3 * np.eye(alg.n)) @ v[:, 1])
     assert np.allclose((alg.indicators() @ alg.indicators().T).toarray() / alg.m, K)

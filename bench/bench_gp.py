@@ -1,0 +1,147 @@
+"""Benchmarks of issue 5: partition-kernel GPs, kernel PCA and the page.
+
+Run ``python bench/bench_gp.py`` (``--quick`` for a smaller run). Prints times and
+ratios to baselines measured in the same process (timings on a shared machine are
+noisy; the ratios are what to compare):
+
+1. Fast Cluster GP fit (D = 8, m = 100, h = 8, CG to relative residual 1e-6 with the
+   preconditioner) at N = 10k .. 100k, the fitted exponent of time ~ N^a, and the
+   ratio to scikit-learn's exact GP (fixed RBF kernel, Cholesky) at the largest N
+   it does here. Budget: < 60 s at N = 100,000, exponent close to 1.
+2. Fast Cluster kernel PCA (m = 100, top 2 components) in points per minute.
+   Budget: >= 500,000 points / minute.
+3. The page: first render with empty caches and a slider move (AppTest, server
+   side). Budgets: 2 s and 500 ms.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from mondrian_core import FastClusterPartitions, PartitionGP, PartitionKernelPCA  # noqa: E402
+
+
+def data(n, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.sin(X[:, 0] + X[:, 1]) + 0.5 * np.sign(X[:, 2]) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def time_fc_gp(n, m=100):
+    X, y = data(n)
+    t0 = time.perf_counter()
+    gp = PartitionGP(FastClusterPartitions(n_partitions=m, max_level=8, random_state=0),
+                     noise_variance=0.1, tol=1e-6, record_residuals=False).fit(X, y)
+    t = time.perf_counter() - t0
+    return t, gp
+
+
+def time_sklearn_exact(n):
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, WhiteKernel
+
+    X, y = data(n)
+    t0 = time.perf_counter()
+    GaussianProcessRegressor(RBF(1.0) + WhiteKernel(0.1), optimizer=None).fit(X, y)
+    return time.perf_counter() - t0
+
+
+def bench_gp(sizes, sk_sizes, sk_cap):
+    print("== Fast Cluster GP fit (D=8, m=100, h=8, CG rel. residual 1e-6, preconditioned)")
+    times = {}
+    for n in sizes:
+        t, gp = time_fc_gp(n)
+        times[n] = t
+        print(f"  N={n:>7,}: {t:7.2f} s   CG iterations {gp.n_iter_:4d}   "
+              f"final rel. residual {gp.residual_:.1e}")
+    ns = np.array(sizes, float)
+    slope = np.polyfit(np.log(ns), np.log([times[n] for n in sizes]), 1)[0]
+    print(f"  fitted exponent: time ~ N^{slope:.2f}   (budget: close to 1)")
+    print(f"  N={sizes[-1]:,}: {times[sizes[-1]]:.1f} s  (budget < 60 s) -> "
+          f"{'OK' if times[sizes[-1]] < 60 else 'OVER'}")
+    print("== scikit-learn exact GP (fixed RBF + white kernel, Cholesky), same machine")
+    n_sk, t_sk = None, None
+    for n in sk_sizes:
+        t = time_sklearn_exact(n)
+        print(f"  N={n:>7,}: {t:7.2f} s")
+        n_sk, t_sk = n, t
+        if t > sk_cap:
+            break
+    t_ours, _ = time_fc_gp(n_sk)
+    print(f"  at N={n_sk:,}: sklearn {t_sk:.2f} s / Fast Cluster GP {t_ours:.2f} s "
+          f"= {t_sk / t_ours:.1f}x")
+    extrap = t_sk * (sizes[-1] / n_sk) ** 3
+    print(f"  sklearn extrapolated (N^3) to N={sizes[-1]:,}: ~{extrap:,.0f} s "
+          f"= {extrap / times[sizes[-1]]:,.0f}x the Fast Cluster GP")
+
+
+def bench_kpca(n):
+    print("== Fast Cluster kernel PCA (m=100, h=8, top 2 components, D=8)")
+    X, _ = data(n)
+    t0 = time.perf_counter()
+    kp = PartitionKernelPCA(FastClusterPartitions(100, 8, random_state=0), n_components=2)
+    kp.fit(X)
+    t = time.perf_counter() - t0
+    rate = n / t * 60
+    print(f"  N={n:,}: {t:.2f} s, {kp.n_matvec_} kernel products -> {rate:,.0f} points/min "
+          f"(budget >= 500,000/min: {'OK' if rate >= 500_000 else 'UNDER'}; "
+          f"paper 2014: ~100,000/min = {rate / 1e5:.1f}x)")
+
+
+def bench_page():
+    print("== Page 'Partition-kernel GPs' (AppTest, server-side script time)")
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    page = str(ROOT / "pages" / "partition_gp.py")
+    AppTest.from_file(page, default_timeout=120).run()  # imports, warm interpreter
+    st.cache_data.clear()
+    at = AppTest.from_file(page, default_timeout=120)
+    t0 = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - t0
+    assert not at.exception
+    print(f"  first render, empty caches: {first * 1000:7.0f} ms  (budget 2000 ms) -> "
+          f"{'OK' if first < 2 else 'OVER'}")
+    moves = []
+    for key, value in (("m", 105), ("m", 110), ("noise", 0.2), ("h", 5)):
+        t0 = time.perf_counter()
+        at.slider(key=key).set_value(value).run()
+        moves.append((key, value, time.perf_counter() - t0))
+    for key, value, t in moves:
+        print(f"  slider {key} -> {value}: {t * 1000:7.0f} ms  (budget 500 ms) -> "
+              f"{'OK' if t < 0.5 else 'OVER'}")
+    t0 = time.perf_counter()
+    at.slider(key="m").set_value(100).run()
+    t = time.perf_counter() - t0
+    print(f"  slider back to a cached value (m -> 100): {t * 1000:.0f} ms")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", choices=["gp", "kpca", "page"])
+    args = ap.parse_args()
+    if args.quick:
+        sizes, sk_sizes, n_kpca = [2_000, 5_000, 10_000], [500, 1_000], 20_000
+    else:
+        sizes, sk_sizes, n_kpca = [10_000, 20_000, 50_000, 100_000], [1_000, 2_000, 4_000,
+                                                                     6_000], 100_000
+    if args.only in (None, "gp"):
+        bench_gp(sizes, sk_sizes, sk_cap=30.0)
+    if args.only in (None, "kpca"):
+        bench_kpca(n_kpca)
+    if args.only in (None, "page"):
+        bench_page()
+
+
+if __name__ == "__main__":
+    main()
