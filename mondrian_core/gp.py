@@ -28,6 +28,19 @@ from mondrian_core.partition_algebra import PartitionAlgebra
 __all__ = ["PartitionGP", "PartitionKernelPCA", "cg_residual_history"]
 
 
+def _single_threaded_blas(method):
+    """Run ``method`` with one BLAS thread: its dense algebra is on small or thin
+    matrices, where BLAS threads only contend (badly on a shared machine)."""
+    import functools
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1, user_api="blas"):
+            return method(*args, **kwargs)
+
+    return wrapper
+
+
 def _fit_partitions(partitions, X, y=None):
     """A fitted clone of ``partitions`` (supervised samplers get y)."""
     return clone(partitions).fit(X, y)
@@ -120,6 +133,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         self.fit_partitions = fit_partitions
 
     # ----------------------------------------------------------------- fit
+    @_single_threaded_blas
     def fit(self, X, y):
         """Fit the partitions on (X, y) and solve for alpha by (preconditioned) CG."""
         if not (np.isfinite(self.noise_variance) and self.noise_variance > 0):
@@ -220,6 +234,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         return 1.0 - np.einsum("ij,ij->j", Kx, self._solve_many(Kx))
 
     # ----------------------------------------------------------------- public
+    @_single_threaded_blas
     def predict(self, X, return_std=False):
         """Posterior mean of f at X (and its exact standard deviation, noise excluded).
 
@@ -245,6 +260,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         y = np.asarray(y, dtype=np.float64).ravel()
         return -0.5 * (np.log(2 * np.pi * var) + (y - mean) ** 2 / var)
 
+    @_single_threaded_blas
     def sample_y(self, X, n_samples=3, random_state=None):
         """Posterior samples of f at X, shape (len(X), n_samples), exact.
 
@@ -304,6 +320,7 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
         self.n_components = n_components
         self.tol = tol
 
+    @_single_threaded_blas
     def fit(self, X, y=None):
         X = check_array(X, dtype=np.float64)
         k = int(self.n_components)

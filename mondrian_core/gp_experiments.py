@@ -21,6 +21,7 @@ import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct, WhiteKernel
+from threadpoolctl import threadpool_limits
 
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
@@ -135,20 +136,25 @@ def posterior_curves(kind, X, y, grid, *, n_partitions=100, max_level=6, noise_v
     to use instead of drawing one (shared between views).
     """
     if kind == "RBF":
-        gpr = fit_baseline_gp(X, y, "RBF", random_state=random_state, n_restarts=0)
-        mean, std, noise = _baseline_latent(gpr, grid)
-        # the latent posterior (noise removed), so the band and samples show f
-        _, cov = gpr.predict(grid, return_cov=True)
-        samples = _mvn_samples(mean, cov - noise**2 * np.eye(len(grid)), n_samples, random_state)
-        ls = gpr.kernel_.k1.k2.length_scale
-        return dict(mean=mean, std=std, samples=samples, n_iter=None,
-                    label=f"RBF (length scale {float(np.ravel(ls)[0]):.3g}, noise sd {noise:.2g})")
+        with threadpool_limits(limits=1, user_api="blas"):  # 1-D toy: small matrices
+            return _rbf_curves(X, y, grid, n_samples, random_state)
     P = _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions)
     gp = PartitionGP(P, noise_variance=noise_variance, fit_partitions=False).fit(X, y)
     mean, std = gp.predict(grid, return_std=True)
     samples = gp.sample_y(grid, n_samples, random_state=random_state)
     return dict(mean=mean, std=std, samples=samples, n_iter=gp.n_iter_,
-                label=f"{kind} (m={n_partitions}, {gp.n_iter_} CG iterations)")
+                label=f"{kind} (m={P.n_partitions}, {gp.n_iter_} CG iterations)")
+
+
+def _rbf_curves(X, y, grid, n_samples, random_state):
+    gpr = fit_baseline_gp(X, y, "RBF", random_state=random_state, n_restarts=0)
+    mean, std, noise = _baseline_latent(gpr, grid)
+    # the latent posterior (noise removed), so the band and samples show f
+    _, cov = gpr.predict(grid, return_cov=True)
+    samples = _mvn_samples(mean, cov - noise**2 * np.eye(len(grid)), n_samples, random_state)
+    ls = gpr.kernel_.k1.k2.length_scale
+    return dict(mean=mean, std=std, samples=samples, n_iter=None,
+                label=f"RBF (length scale {float(np.ravel(ls)[0]):.3g}, noise sd {noise:.2g})")
 
 
 def _mvn_samples(mean, cov, n, random_state):
