@@ -71,16 +71,20 @@ def time_sklearn_exact(n):
 
 def bench_gp(sizes, sk_sizes, sk_cap):
     print("== Fast Cluster GP fit (D=8, m=100, h=8, CG rel. residual 1e-6, preconditioned)")
-    times = {}
+    times, iters = {}, {}
     for n in sizes:
         t, gp = time_fc_gp(n)
-        times[n] = t
+        times[n], iters[n] = t, gp.n_iter_
         print(f"  N={n:>7,}: {t}   CG iterations {gp.n_iter_:4d}   "
               f"final rel. residual {gp.residual_:.1e}")
     ns = np.array(sizes, float)
     for what in ("wall", "cpu"):
         slope = np.polyfit(np.log(ns), np.log([getattr(times[n], what) for n in sizes]), 1)[0]
         print(f"  fitted exponent ({what}): time ~ N^{slope:.2f}   (budget: close to 1)")
+    it_slope = np.polyfit(np.log(ns), np.log([iters[n] for n in sizes]), 1)[0]
+    per_it = np.polyfit(np.log(ns), np.log([times[n].cpu / iters[n] for n in sizes]), 1)[0]
+    print(f"  of which: CG iterations ~ N^{it_slope:.2f} (sqrt of the condition number, which "
+          f"grows with the cluster sizes), CPU time per iteration ~ N^{per_it:.2f}")
     big = times[sizes[-1]]
     print(f"  N={sizes[-1]:,}: {big.wall:.1f} s wall, {big.cpu:.1f} s CPU  (budget < 60 s) -> "
           f"wall {'OK' if big.wall < 60 else 'OVER'}, CPU {'OK' if big.cpu < 60 else 'OVER'}")

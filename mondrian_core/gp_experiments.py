@@ -254,10 +254,11 @@ def compare_kernels(X_train, y_train, X_test, y_test, kernels, *, n_partitions=2
     return rows
 
 
-def kernel_pca_embeddings(X, y, *, n_partitions=100, max_level=6, random_state=0):
+def kernel_pca_embeddings(X, y, *, n_partitions=100, max_level=None, random_state=0):
     """2-D embeddings: linear PCA, Fast Cluster kernel PCA, Random Forest kernel PCA.
 
-    Returns ``{name: (N, 2) array}``; the RF kernel is supervised (uses y).
+    ``max_level`` None: h = 8 for Fast Cluster and each tree's depth for Random
+    Forest. Returns ``{name: (N, 2) array}``; the RF kernel is supervised (uses y).
     """
     Xc = X - X.mean(axis=0)
     U, S, _ = np.linalg.svd(Xc, full_matrices=False)
@@ -267,6 +268,7 @@ def kernel_pca_embeddings(X, y, *, n_partitions=100, max_level=6, random_state=0
         pca = np.column_stack([pca, np.zeros(len(X))])
     out = {"PCA": pca}
     for kind in ("Fast Cluster", "Random Forest"):
-        P = make_partitions(kind, n_partitions, max_level, random_state)
+        h = max_level if max_level is not None else (None if kind == "Random Forest" else 8)
+        P = make_partitions(kind, n_partitions, h, random_state)
         out[f"{kind} kernel PCA"] = PartitionKernelPCA(P, n_components=2).fit_transform(X, y)
     return out

@@ -24,6 +24,8 @@ def test_every_widget_moves():
     for kind in ("Random Forest", "Mondrian"):
         at.selectbox(key="cgk").set_value(kind).run()
         assert_clean(at)
+    at.slider(key="mr").set_value(40).run()
+    assert_clean(at)
     at.selectbox(key="real_src").set_value("tips").run()
     assert_clean(at)
     at.button(key="compare").click().run(timeout=240)
