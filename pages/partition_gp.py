@@ -191,7 +191,7 @@ with user_errors():
     with left:
         with st.spinner("Kernel PCA..."):
             emb = embeddings(d.X, d.y, m_real, seed)
-        show_figure(kernel_pca_figure(emb, d.y, colour_label=(d.target_name or "y")[:18]),
+        show_figure(kernel_pca_figure(emb, d.y, colour_label=d.target_name or "y"),
                     "partition-gp-kpca", params=dict(data=data_name, m=m_real, seed=seed))
 
     st.subheader("Test log-likelihood and MSE (the paper's Figures 3 and 4)")
@@ -207,7 +207,9 @@ with user_errors():
             "one length scale per input (ARD) and linear optimise all hyper-parameters "
             "by the marginal likelihood (1 restart; the paper used 20).\n\n"
             "**Look for:** whether the hyper-parameter-free partition kernels keep up "
-            "with tuned standard kernels.")
+            "with tuned standard kernels. The Random Forest kernel is fit on the same "
+            "training targets, so its evidence favours a small noise and its "
+            "predictive bands can be over-confident (on the tips set, for example).")
     with left:
         key = f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m_real}::{seed}"
         if st.button("Compare kernels (RBF-ARD takes up to a minute)", key="compare"):

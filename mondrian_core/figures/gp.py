@@ -4,6 +4,8 @@ Pure functions: arrays / dicts in, styled plotly figures out.
 """
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -118,26 +120,31 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
                                         "test MSE (lower is better)"])
     ll = [r["test_log_lik"] for r in rows]
     mse = [r["mse"] for r in rows]
-    fig.add_trace(go.Bar(x=names, y=ll, marker_color=colours, text=[f"{v:.3g}" for v in ll],
-                         textposition="outside", showlegend=False,
-                         hovertemplate="%{x}: %{y:.4g}<extra></extra>"), row=1, col=1)
+    # log-likelihoods are negative and close together: dots on a zoomed axis, not bars
+    fig.add_trace(go.Scatter(x=names, y=ll, mode="markers+text",
+                             marker=dict(color=colours, size=14, line=dict(color=BLACK, width=1)),
+                             text=[f"{v:.3g}" for v in ll], textposition="top center",
+                             showlegend=False, hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
+                  row=1, col=1)
     fig.add_trace(go.Bar(x=names, y=mse, marker_color=colours, text=[f"{v:.3g}" for v in mse],
                          textposition="outside", showlegend=False,
                          hovertemplate="%{x}: %{y:.4g}<extra></extra>"), row=1, col=2)
-    # log-likelihoods are negative: zoom on the differences, as the paper's symlog plot does
     lo, hi = min(ll), max(ll)
     pad = 0.25 * (hi - lo or abs(hi) or 1.0)
     fig.update_yaxes(range=[lo - pad, hi + pad], row=1, col=1)
     fig.update_yaxes(range=[0, 1.15 * max(mse)], row=1, col=2)
     fig.update_annotations(font_size=13, yshift=8)
-    return styled(fig, height=height)
+    styled(fig, height=height)
+    fig.update_layout(margin=dict(r=45))
+    return fig
 
 
 def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
                       height=380) -> go.Figure:
     """2-D embeddings side by side, points coloured by the target (Figure 2)."""
     names = list(embeddings)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.06)
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.09)
+    colour_label = "<br>".join(textwrap.wrap(colour_label, 14)) or "target"
     for i, name in enumerate(names):
         E = embeddings[name]
         fig.add_trace(go.Scatter(x=E[:, 0], y=E[:, 1], mode="markers",

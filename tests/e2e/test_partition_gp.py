@@ -39,3 +39,23 @@ def test_partition_gp_page(app_url, page):
     page.set_viewport_size({"width": 1400, "height": 4200})  # the whole page in one shot
     page.wait_for_timeout(1500)
     screenshot(page, "partition_gp_m105")
+
+
+def test_partition_gp_kernel_comparison(app_url, page):
+    page.goto(app_url)
+    wait_for_app(page)
+    page.goto(app_url + "/partition_gp?real_src=tips&mr=50")
+    page.get_by_role("heading", name="Partition-kernel GPs").first.wait_for(timeout=90_000)
+    wait_for_app(page, timeout=90_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length == 4",
+        timeout=90_000)
+    page.get_by_role("button", name="Compare kernels").click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length == 5",
+        timeout=240_000)
+    wait_for_app(page, timeout=240_000)
+    assert_no_exception(page)
+    page.set_viewport_size({"width": 1400, "height": 4600})
+    page.wait_for_timeout(1500)
+    screenshot(page, "partition_gp_compare")
