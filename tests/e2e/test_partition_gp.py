@@ -11,17 +11,29 @@ def _panel_titles(page):
     return chart.locator("text.annotation-text").all_text_contents()
 
 
-def test_partition_gp_page(app_url, page):
-    # Open the home page first: on a fresh server, a deep link served before app.py
-    # has ever run is routed as a legacy pages/ script (no st.navigation, no wide
-    # layout) - a harness-wide issue reported to the lead, not specific to this page.
+def _wait_for_charts(page, n, timeout=90_000):
+    page.wait_for_function(
+        f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length == {n}",
+        timeout=timeout)
+
+
+def _open(page, app_url, query=""):
+    """Open the page with its four charts drawn.
+
+    The home page is opened first: on a fresh server, a deep link served before
+    app.py has ever run is routed as a legacy pages/ script (no st.navigation, no
+    wide layout) - a harness-wide issue reported to the lead, not this page's.
+    """
     page.goto(app_url)
     wait_for_app(page)
-    page.goto(app_url + "/partition_gp")
+    page.goto(app_url + "/partition_gp" + query)
     page.get_by_role("heading", name="Partition-kernel GPs").first.wait_for(timeout=90_000)
     wait_for_app(page, timeout=90_000)
-    page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=60_000)
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 4
+    _wait_for_charts(page, 4)
+
+
+def test_partition_gp_page(app_url, page):
+    _open(page, app_url)
     before = _panel_titles(page)
     assert any("m=100" in t for t in before)
     screenshot(page, "partition_gp")
@@ -42,18 +54,9 @@ def test_partition_gp_page(app_url, page):
 
 
 def test_partition_gp_kernel_comparison(app_url, page):
-    page.goto(app_url)
-    wait_for_app(page)
-    page.goto(app_url + "/partition_gp?real_src=tips&mr=50")
-    page.get_by_role("heading", name="Partition-kernel GPs").first.wait_for(timeout=90_000)
-    wait_for_app(page, timeout=90_000)
-    page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length == 4",
-        timeout=90_000)
+    _open(page, app_url, "?real_src=tips&mr=50")
     page.get_by_role("button", name="Compare kernels").click()
-    page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length == 5",
-        timeout=240_000)
+    _wait_for_charts(page, 5, timeout=240_000)
     wait_for_app(page, timeout=240_000)
     assert_no_exception(page)
     page.set_viewport_size({"width": 1400, "height": 4600})
