@@ -24,6 +24,11 @@ VIEWS: list[View] = [
          "turns from steps into an exponential as trees are added, the Mondrian-Laplace "
          "link, and the paper's Figures 5 and 6 against random binning and Fourier features."),
 ]
+VIEWS.append(View("pages/partition_gp.py", "Partition-kernel GPs", ":material/scatter_plot:",
+                  "GP regression with the Random Forest and Fast Cluster kernels of Davies and "
+                  "Ghahramani (2014): piecewise-constant posteriors, kernel matrices, "
+                  "preconditioned conjugate gradients, kernel PCA and a comparison with RBF "
+                  "and linear kernels on real data."))
 
 
 def home() -> None:

@@ -61,3 +61,13 @@ __all__ += [
     "MondrianTrees", "sample_mondrian_trees", "MondrianFeatures", "RandomBinningFeatures",
     "RandomFourierFeatures", "laplace_kernel", "kernel_error_curves", "ridge_rmse_curves",
 ]
+
+from mondrian_core.partitions import FastClusterPartitions, RandomForestPartitions  # noqa: E402
+from mondrian_core.partition_algebra import PartitionAlgebra  # noqa: E402
+from mondrian_core.gp import PartitionGP, PartitionKernelPCA  # noqa: E402
+
+__all__ += ["FastClusterPartitions", "RandomForestPartitions", "PartitionAlgebra",
+            "PartitionGP", "PartitionKernelPCA"]
+from mondrian_core.partitions import MondrianPartitions  # noqa: E402
+
+__all__ += ["MondrianPartitions"]

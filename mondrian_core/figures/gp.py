@@ -1,0 +1,161 @@
+"""Figures of the "Partition-kernel GPs" page (Davies and Ghahramani 2014, Figures 1-4).
+
+Pure functions: arrays / dicts in, styled plotly figures out.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, SEQUENTIAL, SERIES, styled
+
+__all__ = ["posterior_panels_figure", "kernel_heatmaps_figure", "cg_convergence_figure",
+           "comparison_figure", "kernel_pca_figure"]
+
+_BAND = "rgba(19, 86, 162, 0.18)"
+_SAMPLE_COLOURS = [RED, "#E0A800", "#2A9D8F", "#7B3294", GREY]
+
+
+def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x",
+                            y_label="y", height=420) -> go.Figure:
+    """One panel per kernel: posterior mean, 2-sigma band of f, samples, data (Figure 1).
+
+    ``panels`` maps a name to a dict with ``mean``, ``std``, ``samples`` (G, k) and
+    ``label``; ``truth`` optionally the noise-free function on ``grid``.
+    """
+    names = list(panels)
+    n = len(names)
+    cols = min(n, 2)
+    rows = int(np.ceil(n / cols))
+    fig = make_subplots(rows=rows, cols=cols, shared_yaxes=True, horizontal_spacing=0.04,
+                        vertical_spacing=0.12,
+                        subplot_titles=[panels[k]["label"] for k in names])
+    g = np.asarray(grid).ravel()
+    x = np.asarray(X).ravel()
+    for i, name in enumerate(names):
+        p = panels[name]
+        r, c = i // cols + 1, i % cols + 1
+        lo, hi = p["mean"] - 2 * p["std"], p["mean"] + 2 * p["std"]
+        first = i == 0
+        fig.add_trace(go.Scatter(x=np.concatenate([g, g[::-1]]), y=np.concatenate([hi, lo[::-1]]),
+                                 fill="toself", fillcolor=_BAND, line=dict(width=0),
+                                 name="mean \u00b1 2 sd of f", legendgroup="band",
+                                 showlegend=first, hoverinfo="skip"), row=r, col=c)
+        for j in range(p["samples"].shape[1]):
+            fig.add_trace(go.Scatter(x=g, y=p["samples"][:, j], mode="lines",
+                                     line=dict(width=1.0, color=_SAMPLE_COLOURS[j % 5]),
+                                     name="posterior samples", legendgroup="samples",
+                                     showlegend=first and j == 0, opacity=0.7),
+                          row=r, col=c)
+        if truth is not None:
+            fig.add_trace(go.Scatter(x=g, y=truth, mode="lines", name="true function",
+                                     line=dict(color=GREY, dash="dot", width=1.5),
+                                     legendgroup="truth", showlegend=first), row=r, col=c)
+        fig.add_trace(go.Scatter(x=g, y=p["mean"], mode="lines", line=dict(color=BLUE, width=2.5),
+                                 name="posterior mean", legendgroup="mean", showlegend=first),
+                      row=r, col=c)
+        fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="data",
+                                 marker=dict(color=BLACK, size=4), legendgroup="data",
+                                 showlegend=first), row=r, col=c)
+        fig.update_xaxes(title_text=x_label if r == rows else None, row=r, col=c)
+        if c == 1:
+            fig.update_yaxes(title_text=y_label, row=r, col=c)
+    fig.update_annotations(font_size=13, yshift=8)
+    styled(fig, height=height * rows)
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.1 / rows,
+                                  xanchor="left", x=0), margin=dict(t=40, b=110, r=45))
+    return fig
+
+
+def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
+                           height=380) -> go.Figure:
+    """The kernel matrices side by side as heatmaps (values in [0, 1])."""
+    names = list(matrices)
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
+                        horizontal_spacing=0.09)
+    for i, name in enumerate(names):
+        fig.add_trace(go.Heatmap(z=matrices[name], zmin=0, zmax=1, colorscale=SEQUENTIAL,
+                                 showscale=i == len(names) - 1,
+                                 colorbar=dict(title="k(x, x')", len=0.9),
+                                 hovertemplate="i=%{y}, j=%{x}: k=%{z:.2f}<extra></extra>"),
+                      row=1, col=i + 1)
+        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i + 1 if i else ''}",
+                         showgrid=False, row=1, col=i + 1)
+        fig.update_xaxes(title_text=axis_label, showgrid=False, row=1, col=i + 1)
+    fig.update_annotations(font_size=13, yshift=8)
+    return styled(fig, height=height)
+
+
+def cg_convergence_figure(histories: dict, *, tol=None, height=360) -> go.Figure:
+    """Relative residual ||y - A x_k|| / ||y|| against CG iteration, log scale."""
+    fig = go.Figure()
+    dashes = {"no preconditioner": "dot"}
+    for i, (name, hist) in enumerate(histories.items()):
+        fig.add_trace(go.Scatter(x=np.arange(len(hist)), y=np.maximum(hist, 1e-16),
+                                 mode="lines+markers", marker=dict(size=4),
+                                 line=dict(color=SERIES[i % len(SERIES)],
+                                           dash=dashes.get(name, "solid")),
+                                 name=f"{name} ({len(hist) - 1} iterations)"))
+    if tol is not None:  # a trace, not add_hline: hline annotations misplace on log axes
+        n_max = max(len(h) for h in histories.values())
+        fig.add_trace(go.Scatter(x=[0, n_max - 1], y=[tol, tol], mode="lines",
+                                 line=dict(color=GREY, dash="dash", width=1),
+                                 name=f"tolerance {tol:g}", hoverinfo="skip"))
+    fig.update_yaxes(type="log", title_text="relative residual", exponentformat="power")
+    fig.update_xaxes(title_text="CG iteration")
+    styled(fig, height=height)
+    fig.update_layout(legend=dict(x=0.98, xanchor="right", y=0.98), margin=dict(r=45))
+    return fig
+
+
+def comparison_figure(rows: list, *, height=380) -> go.Figure:
+    """Test log-likelihood (higher is better) and MSE (lower is better) per kernel (Figs 3, 4)."""
+    names = [r["kernel"] for r in rows]
+    colours = [SERIES[i % len(SERIES)] for i in range(len(rows))]
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+                        subplot_titles=["mean test log-likelihood (higher is better)",
+                                        "test MSE (lower is better)"])
+    ll = [r["test_log_lik"] for r in rows]
+    mse = [r["mse"] for r in rows]
+    # log-likelihoods are negative and close together: dots on a zoomed axis, not bars
+    fig.add_trace(go.Scatter(x=names, y=ll, mode="markers+text",
+                             marker=dict(color=colours, size=14, line=dict(color=BLACK, width=1)),
+                             text=[f"{v:.3g}" for v in ll], textposition="top center",
+                             showlegend=False, hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
+                  row=1, col=1)
+    fig.add_trace(go.Bar(x=names, y=mse, marker_color=colours, text=[f"{v:.3g}" for v in mse],
+                         textposition="outside", showlegend=False,
+                         hovertemplate="%{x}: %{y:.4g}<extra></extra>"), row=1, col=2)
+    lo, hi = min(ll), max(ll)
+    pad = 0.25 * (hi - lo or abs(hi) or 1.0)
+    fig.update_yaxes(range=[lo - pad, hi + pad], row=1, col=1)
+    fig.update_yaxes(range=[0, 1.15 * max(mse)], row=1, col=2)
+    fig.update_annotations(font_size=13, yshift=8)
+    styled(fig, height=height)
+    fig.update_layout(margin=dict(r=45))
+    return fig
+
+
+def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
+                      height=380) -> go.Figure:
+    """2-D embeddings side by side, points coloured by the target (Figure 2)."""
+    names = list(embeddings)
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.09)
+    colour_label = "<br>".join(textwrap.wrap(colour_label, 14)) or "target"
+    for i, name in enumerate(names):
+        E = embeddings[name]
+        fig.add_trace(go.Scatter(x=E[:, 0], y=E[:, 1], mode="markers",
+                                 marker=dict(color=colour, colorscale=SEQUENTIAL, size=6,
+                                             line=dict(width=0.3, color=GREY),
+                                             showscale=i == len(names) - 1,
+                                             colorbar=dict(title=colour_label)),
+                                 showlegend=False,
+                                 hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>"),
+                      row=1, col=i + 1)
+        fig.update_xaxes(title_text="component 1", row=1, col=i + 1)
+        fig.update_yaxes(title_text="component 2" if i == 0 else None, row=1, col=i + 1)
+    fig.update_annotations(font_size=13, yshift=8)
+    return styled(fig, height=height)

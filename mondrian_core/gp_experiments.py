@@ -1,0 +1,274 @@
+"""The computations behind the "Partition-kernel GPs" page (Davies and Ghahramani 2014).
+
+Pure functions over arrays, each returning plain arrays / dicts that the figure
+builders in :mod:`mondrian_core.figures.gp` draw:
+
+- :func:`posterior_curves` - GP posterior mean, exact 2-sigma band and samples on
+  a grid for a partition kernel or the RBF baseline (Figure 1);
+- :func:`sorted_kernel_matrix` - a partition kernel on points sorted for display;
+- :func:`cg_histories` - CG residual per iteration with / without the preconditioner;
+- :func:`compare_kernels` - test log-likelihood and MSE of partition-kernel GPs and
+  of RBF, RBF-ARD and linear GPs with optimised hyper-parameters (Figures 3 and 4);
+- :func:`kernel_pca_embeddings` - PCA vs partition-kernel PCA (Figure 2).
+"""
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct, WhiteKernel
+from threadpoolctl import threadpool_limits
+
+from mondrian_core._random import check_random_state
+from mondrian_core.errors import InputError
+from mondrian_core.gp import PartitionGP, PartitionKernelPCA, cg_residual_history
+from mondrian_core.partition_algebra import PartitionAlgebra
+from mondrian_core.partitions import (FastClusterPartitions, MondrianPartitions,
+                                      RandomForestPartitions)
+
+__all__ = ["PARTITION_KERNELS", "make_partitions", "posterior_curves", "sorted_kernel_matrix",
+           "cg_histories", "compare_kernels", "fitted_partitions", "kernel_pca_embeddings", "fit_baseline_gp",
+           "select_noise_variance"]
+
+#: Partition kernels offered by the page (name -> short description).
+PARTITION_KERNELS = {
+    "Random Forest": "tree of a random forest cut at a random depth d ~ U{0..h}",
+    "Fast Cluster": "nearest of 2^s random centres on a random half of the dimensions, s ~ U{0..h}",
+    "Mondrian": "cells of a Mondrian process at a lifetime (limit: the Laplace kernel)",
+}
+
+
+def make_partitions(kind: str, n_partitions: int, max_level: int, random_state=None,
+                    lifetime: float = 10.0):
+    """An unfitted partition sampler by name ("Random Forest", "Fast Cluster", "Mondrian")."""
+    if kind == "Random Forest":
+        return RandomForestPartitions(n_partitions=n_partitions, max_level=max_level,
+                                      random_state=random_state)
+    if kind == "Fast Cluster":
+        return FastClusterPartitions(n_partitions=n_partitions, max_level=max_level,
+                                     random_state=random_state)
+    if kind == "Mondrian":
+        return MondrianPartitions(n_partitions=n_partitions, lifetime=lifetime,
+                                  random_state=random_state)
+    raise InputError(f"Unknown partition kernel {kind!r}.")
+
+
+def fitted_partitions(kind, X, y, *, n_partitions=100, max_level=6, lifetime=10.0,
+                      random_state=0):
+    """A partition sampler by name, fitted on (X, y) (y only used by Random Forest)."""
+    return make_partitions(kind, n_partitions, max_level, random_state,
+                           lifetime=lifetime).fit(X, y)
+
+
+def _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions):
+    if partitions is not None:
+        return partitions
+    return fitted_partitions(kind, X, y, n_partitions=n_partitions, max_level=max_level,
+                             lifetime=lifetime, random_state=random_state)
+
+
+def fit_baseline_gp(X, y, kind: str = "RBF", random_state=None, n_restarts: int = 2):
+    """scikit-learn GP with hyper-parameters optimised by the marginal likelihood.
+
+    kind: "RBF" (one length scale), "RBF-ARD" (one per dimension) or "Linear"
+    (DotProduct); each times a ConstantKernel amplitude, plus a WhiteKernel noise.
+    """
+    d = X.shape[1]
+    if kind == "RBF":
+        base = ConstantKernel(1.0) * RBF(1.0, length_scale_bounds=(1e-3, 1e3))
+    elif kind == "RBF-ARD":
+        base = ConstantKernel(1.0) * RBF(np.ones(d), length_scale_bounds=(1e-3, 1e3))
+    elif kind == "Linear":
+        base = ConstantKernel(1.0) * DotProduct(1.0, sigma_0_bounds=(1e-5, 1e3))
+    else:
+        raise InputError(f"Unknown baseline kernel {kind!r}.")
+    kernel = base + WhiteKernel(0.1, noise_level_bounds=(1e-6, 1e1))
+    seed = int(check_random_state(random_state).integers(2**31 - 1))
+    gpr = GaussianProcessRegressor(kernel, normalize_y=True, n_restarts_optimizer=n_restarts,
+                                   random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        gpr.fit(X, y)
+    return gpr
+
+
+def _baseline_latent(gpr, Xg):
+    """Mean and latent std (noise removed) of a fitted baseline GP."""
+    mean, std = gpr.predict(Xg, return_std=True)
+    noise = gpr.kernel_.k2.noise_level * gpr._y_train_std**2
+    return mean, np.sqrt(np.clip(std**2 - noise, 0.0, None)), float(np.sqrt(noise))
+
+
+def select_noise_variance(partitions, X, y, grid=None):
+    """Noise variance of a partition-kernel GP (standardised y) maximising the evidence.
+
+    The kernel has no hyper-parameters (the paper's point (3)); the noise level
+    is chosen on a log grid by the exact log marginal likelihood (dense Cholesky,
+    so N up to a few thousand). Returns ``(best, grid, log_marginal_likelihoods)``.
+    """
+    grid = np.geomspace(1e-3, 1.0, 13) if grid is None else np.asarray(grid, float)
+    if len(X) > 4000:
+        raise InputError("Choosing the noise by the evidence needs N <= 4000 training points.")
+    z = (y - y.mean()) / (y.std() or 1.0)
+    P = partitions.fit(X, y) if not hasattr(partitions, "n_labels_") else partitions
+    K = P.kernel(X)
+    lml = np.empty(len(grid))
+    for i, s in enumerate(grid):
+        L = sla.cholesky(K + s * np.eye(len(X)), lower=True)
+        a = sla.solve_triangular(L, z, lower=True)
+        lml[i] = -0.5 * a @ a - np.log(np.diag(L)).sum() - 0.5 * len(X) * np.log(2 * np.pi)
+    return float(grid[np.argmax(lml)]), grid, lml
+
+
+def posterior_curves(kind, X, y, grid, *, n_partitions=100, max_level=6, noise_variance=0.1,
+                     n_samples=3, lifetime=10.0, random_state=0, partitions=None):
+    """Posterior of a GP on 1-D data evaluated on ``grid`` (G, 1).
+
+    For the partition kernels (``kind`` in :data:`PARTITION_KERNELS` or "Mondrian"),
+    a :class:`PartitionGP` with the given noise (standardised units); for "RBF", a
+    scikit-learn GP with optimised amplitude, length scale and noise. Returns a dict
+    with ``mean``, ``std`` (latent f, exact), ``samples`` (G, n_samples), ``n_iter``
+    and ``label`` (text for the panel title). ``partitions``: an already fitted sampler
+    to use instead of drawing one (shared between views).
+    """
+    if kind == "RBF":
+        with threadpool_limits(limits=1, user_api="blas"):  # 1-D toy: small matrices
+            return _rbf_curves(X, y, grid, n_samples, random_state)
+    P = _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions)
+    gp = PartitionGP(P, noise_variance=noise_variance, fit_partitions=False).fit(X, y)
+    mean, std = gp.predict(grid, return_std=True)
+    samples = gp.sample_y(grid, n_samples, random_state=random_state)
+    return dict(mean=mean, std=std, samples=samples, n_iter=gp.n_iter_,
+                label=f"{kind} (m={P.n_partitions}, {gp.n_iter_} CG iterations)")
+
+
+def _rbf_curves(X, y, grid, n_samples, random_state):
+    gpr = fit_baseline_gp(X, y, "RBF", random_state=random_state, n_restarts=0)
+    mean, std, noise = _baseline_latent(gpr, grid)
+    # the latent posterior (noise removed), so the band and samples show f
+    _, cov = gpr.predict(grid, return_cov=True)
+    samples = _mvn_samples(mean, cov - noise**2 * np.eye(len(grid)), n_samples, random_state)
+    ls = gpr.kernel_.k1.k2.length_scale
+    return dict(mean=mean, std=std, samples=samples, n_iter=None,
+                label=f"RBF (length scale {float(np.ravel(ls)[0]):.3g}, noise sd {noise:.2g})")
+
+
+def _mvn_samples(mean, cov, n, random_state):
+    """Samples of N(mean, cov) for a PSD cov.
+
+    Cholesky with a jitter of 1e-10 times the largest variance (cheap); an
+    eigen-decomposition with negative eigenvalues clipped if that fails.
+    """
+    cov = 0.5 * (cov + cov.T)
+    z = check_random_state(random_state).standard_normal((len(mean), n))
+    try:
+        root = np.linalg.cholesky(cov + 1e-10 * max(cov.diagonal().max(), 1e-300)
+                                  * np.eye(len(mean)))
+    except np.linalg.LinAlgError:
+        vals, vecs = np.linalg.eigh(cov)
+        root = vecs * np.sqrt(np.clip(vals, 0.0, None))
+    return mean[:, None] + root @ z
+
+
+def sorted_kernel_matrix(kind, X, y, *, n_partitions=100, max_level=6, lifetime=10.0,
+                         random_state=0, max_points=300, partitions=None):
+    """The m-approximate kernel on (at most ``max_points``) points sorted for display.
+
+    1-D data are sorted by x; others by the target, so block structure shows.
+    Returns ``(K, order)`` with ``order`` the indices of the points shown.
+    """
+    rng = check_random_state(random_state)
+    idx = np.arange(len(X)) if len(X) <= max_points else rng.choice(len(X), max_points, False)
+    key = X[idx, 0] if X.shape[1] == 1 else y[idx]
+    order = idx[np.argsort(key, kind="stable")]
+    P = _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions)
+    return P.kernel(X[order]), order
+
+
+def cg_histories(kind, X, y, *, n_partitions=100, max_level=6, noise_variance=0.1,
+                 lifetime=10.0, random_state=0, tol=1e-8, partitions=None):
+    """Relative CG residual per iteration on (K + s I) alpha = y (standardised y).
+
+    Returns ``{"no preconditioner": r, "preconditioner B": r}`` with our scaling
+    B = (1/m) sum (K_rho + s I)^{-1}.
+    """
+    P = _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions)
+    alg = PartitionAlgebra(P.labels(X))
+    z = (y - y.mean()) / (y.std() or 1.0)
+    op = alg.system_operator(noise_variance)
+    out = {}
+    for name, M in (("no preconditioner", None),
+                    ("preconditioner B", alg.preconditioner(noise_variance))):
+        _, hist, _ = cg_residual_history(op, z, preconditioner=M, tol=tol, maxiter=20 * len(X))
+        out[name] = hist
+    return out
+
+
+def compare_kernels(X_train, y_train, X_test, y_test, kernels, *, n_partitions=200,
+                    max_level=None, lifetimes=(0.1, 0.3, 1.0, 3.0), n_restarts=1,
+                    random_state=0, progress=None):
+    """Test log-likelihood and MSE of GPs with each kernel (Figures 3 and 4 of the paper).
+
+    Partition kernels ("Random Forest", "Fast Cluster", "Mondrian") get their noise
+    variance by the evidence (:func:`select_noise_variance`; the Mondrian kernel also
+    its lifetime, among ``lifetimes``); baselines ("RBF",
+    "RBF-ARD", "Linear") optimise amplitude, length scales and noise by the
+    marginal likelihood (``n_restarts`` random restarts; the paper used 20). The test log-likelihood is the mean over test
+    points of log N(y_i | mean_i, var_f(x_i) + noise) (units of y), the MSE that of
+    the posterior mean. ``progress(fraction, text)`` is called after each kernel.
+
+    Returns a list of dicts ``{"kernel", "test_log_lik", "mse", "seconds"}``.
+    """
+    rows = []
+    for i, kind in enumerate(kernels):
+        t0 = time.perf_counter()
+        if kind in ("RBF", "RBF-ARD", "Linear"):
+            gpr = fit_baseline_gp(X_train, y_train, kind, random_state=random_state,
+                                  n_restarts=n_restarts)
+            mean, std = gpr.predict(X_test, return_std=True)  # includes the noise
+            var = std**2
+        else:
+            h = max_level if max_level is not None else (None if kind == "Random Forest" else 8)
+            best = (-np.inf, None, None)
+            for lifetime in (lifetimes if kind == "Mondrian" else (None,)):
+                P = make_partitions(kind, n_partitions, h, random_state,
+                                    lifetime=lifetime if lifetime is not None else 1.0)
+                P.fit(X_train, y_train)
+                s, grid, lml = select_noise_variance(P, X_train, y_train)
+                if lml.max() > best[0]:
+                    best = (lml.max(), P, s)
+            _, P, s = best
+            gp = PartitionGP(P, noise_variance=s).fit(X_train, y_train)
+            mean, sd = gp.predict(X_test, return_std=True)
+            var = sd**2 + gp.noise_std() ** 2
+        ll = -0.5 * (np.log(2 * np.pi * var) + (y_test - mean) ** 2 / var)
+        rows.append(dict(kernel=kind, test_log_lik=float(ll.mean()),
+                         mse=float(np.mean((y_test - mean) ** 2)),
+                         seconds=time.perf_counter() - t0))
+        if progress is not None:
+            progress((i + 1) / len(kernels), f"{kind} done")
+    return rows
+
+
+def kernel_pca_embeddings(X, y, *, n_partitions=100, max_level=None, random_state=0):
+    """2-D embeddings: linear PCA, Fast Cluster kernel PCA, Random Forest kernel PCA.
+
+    ``max_level`` None: h = 8 for Fast Cluster and each tree's depth for Random
+    Forest. Returns ``{name: (N, 2) array}``; the RF kernel is supervised (uses y).
+    """
+    Xc = X - X.mean(axis=0)
+    U, S, _ = np.linalg.svd(Xc, full_matrices=False)
+    k = min(2, X.shape[1])
+    pca = U[:, :k] * S[:k]
+    if k == 1:
+        pca = np.column_stack([pca, np.zeros(len(X))])
+    out = {"PCA": pca}
+    for kind in ("Fast Cluster", "Random Forest"):
+        h = max_level if max_level is not None else (None if kind == "Random Forest" else 8)
+        P = make_partitions(kind, n_partitions, h, random_state)
+        out[f"{kind} kernel PCA"] = PartitionKernelPCA(P, n_components=2).fit_transform(X, y)
+    return out

@@ -1,0 +1,64 @@
+"""Real browser: the Partition-kernel GPs page renders, and moving m redraws the posteriors."""
+import pytest
+
+from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+
+def _panel_titles(page):
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    return chart.locator("text.annotation-text").all_text_contents()
+
+
+def _wait_for_charts(page, n, timeout=90_000):
+    page.wait_for_function(
+        f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length == {n}",
+        timeout=timeout)
+
+
+def _open(page, app_url, query=""):
+    """Open the page with its four charts drawn.
+
+    The home page is opened first: on a fresh server, a deep link served before
+    app.py has ever run is routed as a legacy pages/ script (no st.navigation, no
+    wide layout) - a harness-wide issue reported to the lead, not this page's.
+    """
+    page.goto(app_url)
+    wait_for_app(page)
+    page.goto(app_url + "/partition_gp" + query)
+    page.get_by_role("heading", name="Partition-kernel GPs").first.wait_for(timeout=90_000)
+    wait_for_app(page, timeout=90_000)
+    _wait_for_charts(page, 4)
+
+
+def test_partition_gp_page(app_url, page):
+    _open(page, app_url)
+    before = _panel_titles(page)
+    assert any("m=100" in t for t in before)
+    screenshot(page, "partition_gp")
+
+    slider = page.get_by_role("slider", name="Number of partitions m")
+    slider.focus()
+    slider.press("ArrowRight")
+    wait_for_app(page, timeout=90_000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('text.annotation-text')]"
+        ".some(t => t.textContent.includes('m=105'))", timeout=60_000)
+    after = _panel_titles(page)
+    assert after != before and any("m=105" in t for t in after)
+    assert_no_exception(page)
+    page.set_viewport_size({"width": 1400, "height": 4200})  # the whole page in one shot
+    page.wait_for_timeout(1500)
+    screenshot(page, "partition_gp_m105")
+
+
+def test_partition_gp_kernel_comparison(app_url, page):
+    _open(page, app_url, "?real_src=tips&mr=50")
+    page.get_by_role("button", name="Compare kernels").click()
+    _wait_for_charts(page, 5, timeout=240_000)
+    wait_for_app(page, timeout=240_000)
+    assert_no_exception(page)
+    page.set_viewport_size({"width": 1400, "height": 4600})
+    page.wait_for_timeout(1500)
+    screenshot(page, "partition_gp_compare")
