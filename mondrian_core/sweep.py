@@ -143,6 +143,10 @@ class LifetimePath:
         The Mondrians (grown to ``terminal_lifetime``).
     alphas : (E+1, N) array
         ``S_t^{-1} y`` at each event (what predictions at any lifetime need).
+    seconds : (E+1,) array
+        Wall-clock seconds from the call's start until each event's numbers were
+        known (events of one block become known together): the sweep's curve in
+        the paper's Figure 8.
     """
 
     lifetimes: np.ndarray
@@ -159,6 +163,7 @@ class LifetimePath:
     terminal_lifetime: float
     extension_seed: int
     event_nodes: np.ndarray
+    seconds: np.ndarray = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---- lookups
@@ -325,12 +330,15 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     s2n, s2p = float(noise_variance), float(prior_variance)
 
     clock = _Clock(timings)
+    t_start = time.perf_counter()
+    seconds = np.empty(0)
     rng = check_random_state(random_state)
     trees = sample_mondrian_trees(X_train, M, float(terminal_lifetime), random_state=rng)
     ext_seed = int(rng.integers(2**63 - 1))
     clock("trees")
     events = np.asarray(trees.events(), dtype=np.int64)
     E = events.size
+    seconds = np.empty(E + 1)
     if N * (E + 1) > MAX_STORED:
         raise InputError(
             f"This sweep has {E} cut events on {N} training points, too many to store "
@@ -370,6 +378,7 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
             _val_block(trees, placement, n_levels, a0[:, None], lifetimes[k:k + 1],
                        val_pred[k:k + 1], s2p / M, n_nodes)
         clock("validation")
+        seconds[k] = time.perf_counter() - t_start
         if k == E:
             break
         blk = events[k:k + B]
@@ -406,6 +415,7 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
             _val_block(trees, placement, n_levels, alph, lifetimes[k + 1:k + 1 + b],
                        val_pred[k + 1:k + 1 + b], s2p / M, n_nodes)
         clock("validation")
+        seconds[k + 1:k + 1 + b] = time.perf_counter() - t_start
         # S <- S - (s2p/M) sum_i (1_a 1_b^T + 1_b 1_a^T), lower triangle only
         S = blas.dsyr2k(-s2p / M, np.asfortranarray(U[:, 0::2]), np.asfortranarray(U[:, 1::2]),
                         beta=1.0, c=S, lower=1, overwrite_c=1)
@@ -421,7 +431,8 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
         lifetimes=lifetimes, n_features=M + np.arange(E + 1), train_rmse=train_rmse,
         val_rmse=val_rmse, log_marginal_likelihood=lml, trees=trees, alphas=alphas,
         X_train=X_train, y_train=y, noise_variance=s2n, prior_variance=s2p,
-        terminal_lifetime=float(terminal_lifetime), extension_seed=ext_seed, event_nodes=events)
+        terminal_lifetime=float(terminal_lifetime), extension_seed=ext_seed, event_nodes=events,
+        seconds=seconds)
 
 
 class _Clock:
