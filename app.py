@@ -17,6 +17,14 @@ class View:
 # One entry per page, in reading order. Each page's file says what it shows.
 VIEWS: list[View] = [
 ]
+VIEWS.append(View("pages/lifetime_sweep.py", "Lifetime sweep", ":material/timeline:",
+                  "One set of Mondrians serves every kernel width: slide the lifetime and see the "
+                  "exact ridge fit, train/validation error and features at every cut, and race "
+                  "the sweep against retrained random features (Figures 4, 7, 8)."))
+VIEWS.append(View("pages/lifetime_posterior.py", "Lifetime posterior", ":material/bar_chart:",
+                  "A prior over the lifetime times the marginal likelihood at every cut gives the "
+                  "exact posterior over the kernel width: mean, MAP, credible interval and the "
+                  "mixture predictive (Supplement B)."))
 
 
 def home() -> None:

@@ -55,7 +55,7 @@ from scipy.linalg import blas, lapack
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
 
-__all__ = ["LifetimePath", "lifetime_path", "place_points"]
+__all__ = ["LifetimePath", "lifetime_path", "place_points", "lifetime_for_cells"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 #: Refuse paths whose stored solutions (N x (events+1) floats) would exceed this.
@@ -123,6 +123,27 @@ def place_points(trees, X, random_state=None) -> Placement:
         if not active.any():
             break
     return Placement(nodes=nodes, births=births, branch=branch)
+
+
+def lifetime_for_cells(X, n_cells=60.0) -> float:
+    """The lifetime at which a Mondrian of the data's box has ``n_cells`` cells on average.
+
+    The expected number of cells of a Mondrian process with lifetime ``lambda`` on a
+    box with sides ``a_d`` is ``prod_d (1 + lambda a_d)`` (its restriction to each
+    axis is a Poisson process of rate ``lambda``); solved for ``lambda`` by bisection.
+    A sensible default terminal lifetime for the sweep.
+    """
+    from scipy.optimize import brentq
+
+    sides = np.ptp(np.asarray(X, dtype=float).reshape(len(X), -1), axis=0)
+    sides = sides[sides > 0]
+    if sides.size == 0 or n_cells <= 1:
+        return 1.0
+    f = lambda lam: np.sum(np.log1p(lam * sides)) - np.log(n_cells)  # noqa: E731
+    hi = 1.0
+    while f(hi) < 0:
+        hi *= 2
+    return float(brentq(f, 0.0, hi))
 
 
 # --------------------------------------------------------------- the path
