@@ -10,7 +10,8 @@ from mondrian_core.figures.sweep import (error_vs_time, fitted_function_1d, n_fe
                                          prediction_surface_2d, rmse_vs_lifetime, tree_cut_segments)
 from mondrian_core.width_search import retrained_search, sweep_trace
 from pages.common import page_header, show_figure, user_errors
-from pages.sweep_common import model_controls, pick_data, run_sweep, show_split
+from pages.sweep_common import (cached_with_progress, model_controls, pick_data, run_sweep,
+                                show_split)
 
 page_header(
     "Lifetime sweep",
@@ -125,18 +126,16 @@ st.markdown(
     "against computation time, measured live on this machine.")
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def _figure8(key, settings_items, seed, _train, _val, _path, _progress):
-    s = dict(settings_items)
-    M, common = s["n_trees"], dict(noise_variance=s["noise_variance"],
-                                   prior_variance=s["prior_variance"], max_evals=12)
-    traces = [sweep_trace(_path)]
-    for i, (label, make) in enumerate([
-            ("random Fourier features", lambda lam: RandomFourierFeatures(lam, n_components=M,
-                                                                           random_state=seed)),
-            ("random binning", lambda lam: RandomBinningFeatures(lam, n_grids=M, random_state=seed))]):
-        traces.append(retrained_search(make, _train.X, _train.y, _val.X, _val.y, method=label,
-                                       progress=lambda f, i=i: _progress((i + min(f, 1.0)) / 2),
+def _figure8(progress):
+    M, common = settings["n_trees"], dict(noise_variance=settings["noise_variance"],
+                                          prior_variance=settings["prior_variance"], max_evals=12)
+    traces = [sweep_trace(path)]
+    makers = [("random Fourier features",
+               lambda lam: RandomFourierFeatures(lam, n_components=M, random_state=seed)),
+              ("random binning", lambda lam: RandomBinningFeatures(lam, n_grids=M, random_state=seed))]
+    for i, (label, make) in enumerate(makers):
+        traces.append(retrained_search(make, train.X, train.y, val.X, val.y, method=label,
+                                       progress=lambda f, i=i: progress((i + min(f, 1.0)) / 2),
                                        **common))
     return traces
 
@@ -144,11 +143,9 @@ def _figure8(key, settings_items, seed, _train, _val, _path, _progress):
 if st.button("Run the retraining searches (Figure 8)", key="fig8"):
     st.session_state.fig8_on = True
 if st.session_state.get("fig8_on"):
-    bar = st.progress(0.0, text="Retraining at each candidate lifetime\u2026")
     with user_errors():
-        traces = _figure8(key, tuple(sorted(settings.items())), seed, train, val, path,
-                          lambda f: bar.progress(min(f, 1.0), text=f"Retraining: {f:.0%}"))
-    bar.empty()
+        traces = cached_with_progress("figure8", (key, tuple(sorted(settings.items())), seed),
+                                      _figure8, "Retraining at each candidate lifetime:")
     show_figure(error_vs_time(traces), "figure8", params={"data": name})
     target = float(np.min(traces[0].val_rmse))
     rows = []

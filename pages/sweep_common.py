@@ -2,6 +2,8 @@
 source, the split and the cached sweep. Widgets, layout and text only."""
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import streamlit as st
 
 from mondrian_core import lifetime_path
@@ -100,25 +102,39 @@ def model_controls(container, train, data_key):
                 prior_variance=prior_var)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _sweep(key, settings_items, seed, _train, _val, _progress):
-    """The swept path. A resource (not copied per rerun): it is large and read-only,
-    and a slider move must answer from it within 200 ms."""
-    settings = dict(settings_items)
-    return lifetime_path(_train.X, _train.y, _val.X, _val.y, random_state=seed,
-                         progress=_progress, **settings)
+@st.cache_resource(show_spinner=False)
+def _store():
+    """Per-server store of slow results (swept paths, Figure 8 searches): a resource, so
+    a path is not copied on every rerun (it is large and read-only, and a slider move
+    must answer from it within 200 ms). Kept by hand rather than with ``st.cache_data``
+    because the computation reports to a progress bar created outside it."""
+    return {}
+
+
+def cached_with_progress(kind, key, compute, text, max_entries=4):
+    """``compute(progress)`` once per ``key`` (a few kept per ``kind``), with a progress bar."""
+    store = _store().setdefault(kind, OrderedDict())
+    if key in store:
+        store.move_to_end(key)
+        return store[key]
+    bar = st.progress(0.0, text=text)
+    try:
+        value = compute(lambda f: bar.progress(min(float(f), 1.0), text=f"{text} {min(f, 1.0):.0%}"))
+    finally:
+        bar.empty()
+    store[key] = value
+    while len(store) > max_entries:
+        store.popitem(last=False)
+    return value
 
 
 def run_sweep(train, val, key, settings, seed):
     """The cached sweep, with a progress bar while it runs."""
-    bar = st.progress(0.0, text="Sweeping the lifetime: walking the cut events\u2026")
-    try:
-        path = _sweep(key, tuple(sorted(settings.items())), seed, train, val,
-                      lambda f: bar.progress(min(float(f), 1.0),
-                                             text=f"Sweeping the lifetime: {f:.0%} of the cut events"))
-    finally:
-        bar.empty()
-    return path
+    return cached_with_progress(
+        "sweep", (key, tuple(sorted(settings.items())), seed),
+        lambda progress: lifetime_path(train.X, train.y, val.X, val.y, random_state=seed,
+                                       progress=progress, **settings),
+        "Sweeping the lifetime: walking the cut events\u2026")
 
 
 def show_split(train, val, test, name):
