@@ -27,7 +27,7 @@ side = st.sidebar
 with user_errors():
     train, val, test, name, true_lifetime, key, seed = pick_data(side)
     side.divider()
-    settings = model_controls(side, train, key)
+    settings = model_controls(side, train)
     side.divider()
     kind = url_choice("Prior over the lifetime \u03bb", "prior", PRIORS, default="log-uniform",
                       container=side)

@@ -28,7 +28,7 @@ side = st.sidebar
 with user_errors():
     train, val, test, name, true_lifetime, key, seed = pick_data(side)
     side.divider()
-    settings = model_controls(side, train, key)
+    settings = model_controls(side, train)
 
 show_split(train, val, test, name)
 with user_errors():

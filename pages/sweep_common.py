@@ -8,30 +8,10 @@ import streamlit as st
 
 from mondrian_core import lifetime_path
 from mondrian_core.sweep import lifetime_for_cells
-from mondrian_core.datasets import (BUNDLED_DATASETS, laplace_gp, load_bundled, load_csv,
-                                    read_csv_table, train_val_test_split)
+from mondrian_core.datasets import train_val_test_split
 from mondrian_core.figures.sweep import split_sizes
-from pages.common import seed_control, show_figure, url_choice, url_number, url_slider
-
-SOURCES = ["Synthetic 1-D Laplace GP", "Synthetic 2-D Laplace GP", "Bundled data set", "Upload a CSV"]
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _synthetic(n, n_dims, lifetime, noise_std, seed):
-    return laplace_gp(n, n_dims=n_dims, lifetime=lifetime, noise_std=noise_std, random_state=seed)
-
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def _bundled(name):
-    return load_bundled(name, standardize=True).standardize(target=True)
-
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def _csv(data: bytes, target):
-    table = read_csv_table(data)
-    dataset, notices = load_csv(data, target_column=target, standardize=True)
-    return table.numeric_columns, dataset.standardize(target=True), notices
-
+from pages.common import seed_control, show_figure, url_number, url_slider
+from pages.common_data import REGRESSION_KINDS, data_source_picker
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _split(_dataset, key, seed):
@@ -39,60 +19,35 @@ def _split(_dataset, key, seed):
 
 
 def pick_data(container):
-    """Data source widgets; returns (train, val, test, name, true_lifetime, key, seed)."""
-    source = url_choice("Data", "data", SOURCES, default=SOURCES[0], container=container)
+    """Data source (the shared picker) and a seeded 60/20/20 split.
+
+    Returns (train, val, test, name, true_lifetime, key, seed); ``key`` identifies
+    the data for caching.
+    """
+    data = data_source_picker("data", kinds=REGRESSION_KINDS, container=container,
+                              standardize=True, standardize_target=True)
     seed = seed_control("seed", default=0, container=container)
-    if source.startswith("Synthetic"):
-        n_dims = 1 if "1-D" in source else 2
-        n = url_slider("Points (train + validation + test)", "n", min_value=50,
-                       max_value=2500 if n_dims == 2 else 5000, step=50,
-                       default=500 if n_dims == 1 else 1000, container=container)
-        true = url_number("True lifetime \u03bb* of the Laplace kernel", "true_lifetime",
-                          min_value=0.1, max_value=100.0, default=5.0, step=0.5, container=container)
-        noise = url_number("Noise standard deviation", "noise_std", min_value=0.0, max_value=2.0,
-                           default=0.1, step=0.05, container=container)
-        data = _synthetic(n, n_dims, true, noise, seed)
-        key = ("synthetic", n, n_dims, true, noise, seed)
-        true_lifetime = true
-    elif source == "Bundled data set":
-        name = url_choice("Data set", "bundled", list(BUNDLED_DATASETS), default="gapminder",
-                          container=container)
-        container.caption(BUNDLED_DATASETS[name][1] + "; inputs and target standardised.")
-        data = _bundled(name)
-        key = ("bundled", name)
-        true_lifetime = None
-    else:
-        upload = container.file_uploader("CSV file (header row, numeric columns)", type=["csv", "txt"],
-                                         key="csv_file")
-        if upload is None:
-            st.info("Upload a CSV file in the sidebar to run the sweep on your own data: a header "
-                    "row, numeric columns; the last numeric column is the target unless you choose "
-                    "another.")
-            st.stop()
-        raw = upload.getvalue()
-        numeric, _, _ = _csv(raw, None)
-        target = container.selectbox("Target column", numeric, index=len(numeric) - 1, key="csv_target")
-        _, data, notices = _csv(raw, target)
-        for note in notices:
-            container.caption(note)
-        key = ("csv", hash(raw), target)
-        true_lifetime = None
+    container.caption("The seed draws the split and the Mondrians.")
+    key = (data.name, data.n_samples, data.n_features, hash(data.X.tobytes()),
+           hash(data.y.tobytes()))
     train, val, test = _split(data, key, seed)
-    return train, val, test, data.name, true_lifetime, key, seed
+    return train, val, test, data.name, data.true_lifetime, key, seed
 
 
-def model_controls(container, train, data_key):
+def model_controls(container, train):
     """Mondrian sweep settings; returns a dict of keyword arguments.
 
-    The default terminal lifetime gives each tree about 60 cells on average.
+    The terminal lifetime is chosen through the expected number of cells per tree it
+    gives on the training data's box, so one setting suits every data set.
     """
-    default_terminal = float(f"{lifetime_for_cells(train.X, 60):.2g}")
     n_trees = url_slider("Mondrian trees M", "trees", min_value=5, max_value=100, default=50,
                          step=5, container=container)
-    terminal = url_number("Terminal lifetime \u039b (sweep 0 \u2192 \u039b)",
-                          f"terminal_{data_key[0]}", min_value=0.1, max_value=200.0,
-                          default=default_terminal, step=1.0, container=container,
-                          help="The largest lifetime swept. The default gives each tree about 60 cells.")
+    cells = url_slider("Cells per tree at the terminal lifetime (expected)", "cells",
+                       min_value=5, max_value=400, default=60, step=5, container=container,
+                       help="Sets the terminal lifetime \u039b: a Mondrian of the data's box "
+                            "has this many cells on average at \u039b.")
+    terminal = float(f"{lifetime_for_cells(train.X, cells):.3g}")
+    container.caption(f"Terminal lifetime \u039b = {terminal:g} (the sweep covers 0 \u2192 \u039b).")
     noise_var = url_number("Noise variance \u03c3\u00b2\u2099", "noise_var", min_value=1e-4,
                            max_value=10.0, default=0.01, step=0.01, format="%.4f",
                            container=container)

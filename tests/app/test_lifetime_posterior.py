@@ -2,7 +2,7 @@
 from tests.app.conftest import assert_clean, run_page
 
 PAGE = "pages/lifetime_posterior.py"
-SMALL = {"n": "200", "trees": "10"}
+SMALL = {"data_gp1d_n": "200", "data_gp2d_n": "300", "trees": "10"}
 
 
 def test_priors_and_parameters():
@@ -34,10 +34,10 @@ def test_bad_prior_range_shows_error():
 
 
 def test_two_d_and_bad_csv():
-    at = run_page(PAGE, query={**SMALL, "data": "Synthetic 2-D Laplace GP"})
+    at = run_page(PAGE, query={**SMALL, "data_src": "gp2d"})
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 3  # no 1-D predictive
-    at.selectbox(key="data").set_value("Upload a CSV").run()
+    at.selectbox(key="data_src").set_value("csv").run()
     assert_clean(at)
     at.sidebar.file_uploader[0].set_value(("bad.csv", b"only,two\n1,2\n", "text/csv"))
     at.run()

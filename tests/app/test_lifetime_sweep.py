@@ -2,7 +2,7 @@
 from tests.app.conftest import assert_clean, run_page
 
 PAGE = "pages/lifetime_sweep.py"
-SMALL = {"n": "200", "trees": "10"}
+SMALL = {"data_gp1d_n": "200", "data_gp2d_n": "300", "trees": "10"}
 
 
 def _slider(at, label_start):
@@ -24,7 +24,7 @@ def test_default_run_and_lifetime_slider():
 
 
 def test_two_d_bundled_and_settings():
-    at = run_page(PAGE, query={**SMALL, "data": "Synthetic 2-D Laplace GP"})
+    at = run_page(PAGE, query={**SMALL, "data_src": "gp2d"})
     assert_clean(at)
     at.sidebar.number_input(key="noise_var").set_value(0.05).run()
     assert_clean(at)
@@ -34,9 +34,9 @@ def test_two_d_bundled_and_settings():
     assert_clean(at)
     at.sidebar.button(key="seed__new").click().run()
     assert_clean(at)
-    at.selectbox(key="data").set_value("Bundled data set").run()
+    at.selectbox(key="data_src").set_value("tips").run()
     assert_clean(at)
-    at.selectbox(key="bundled").set_value("tips").run()
+    at.sidebar.slider(key="cells").set_value(30).run()
     assert_clean(at)
 
 
@@ -49,9 +49,9 @@ def test_figure8_on_demand():
 
 
 def test_csv_upload_good_and_bad():
-    at = run_page(PAGE, query={**SMALL, "data": "Upload a CSV"})
+    at = run_page(PAGE, query={**SMALL, "data_src": "csv"})
     assert_clean(at)
-    assert at.info  # asks for a file
+    assert at.sidebar.info  # asks for a file
     rows = "\n".join(f"{i / 50:.3f},{(i * 7 % 50) / 50:.3f},{(i % 13) / 13:.3f}" for i in range(120))
     at.sidebar.file_uploader[0].set_value(("ok.csv", ("a,b,target\n" + rows).encode(), "text/csv"))
     at.run()
