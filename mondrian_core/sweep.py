@@ -217,6 +217,23 @@ class LifetimePath:
             self._cache[key] = place_points(self.trees, X, self.extension_seed)
         return self._cache[key]
 
+    def coef(self, lifetime):
+        """Ridge weights at ``lifetime``: ``(nodes, weights)`` of the cells alive then.
+
+        ``nodes`` are the alive cells' node ids ordered by tree, then node id (the
+        column order of ``MondrianFeatures.transform``); ``weights`` the posterior
+        mean ``w = prior_variance * Phi^T alpha`` of their features.
+        """
+        c = self.index(lifetime)
+        t = float(self.lifetimes[c])
+        trees = self.trees
+        alive = np.flatnonzero((trees.birth_time <= t) & (trees.split_time > t))
+        alive = alive[np.lexsort((alive, trees.tree[alive]))]
+        nodes = trees.nodes_at(t)
+        sums = np.bincount(nodes.ravel(), weights=np.tile(self.alphas[c], trees.n_trees),
+                           minlength=trees.parent.shape[0])
+        return alive, self.prior_variance / np.sqrt(trees.n_trees) * sums[alive]
+
     def _cross_kernel(self, X, lifetime):
         """Sparse ``Phi_t(X) Phi_t(X_train)^T`` factors: (Px, Pt) with rows of node ids."""
         nodes, alive = self.place(X).at(lifetime)

@@ -64,6 +64,9 @@ def test_predict_equals_fresh_ridge_on_mondrian_features():
         fresh = Phi @ w
         got = path.predict(X, t)
         np.testing.assert_allclose(got, fresh, rtol=1e-8, atol=1e-8 * np.abs(fresh).max())
+        # the same features in the same column order, hence the same weights
+        _, coef = path.coef(t)
+        np.testing.assert_allclose(coef, w, rtol=1e-8, atol=1e-8 * np.abs(w).max())
 
 
 def test_predict_at_new_points_matches_dense_kernel_and_std():
