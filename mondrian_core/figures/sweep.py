@@ -12,6 +12,11 @@ __all__ = ["rmse_vs_lifetime", "n_features_vs_lifetime", "fitted_function_1d",
            "lifetime_density", "error_vs_time", "split_sizes"]
 
 
+def _log_range(path):
+    t = _positive_times(path)
+    return [float(np.log10(t[0])), float(np.log10(t[-1]))]
+
+
 def _positive_times(path):
     """Lifetimes shown on a log axis: tau_0 = 0 is drawn at a tenth of tau_1."""
     t = np.asarray(path.lifetimes, dtype=float).copy()
@@ -26,10 +31,17 @@ def _steps(path, values):
     return np.append(values, values[-1])
 
 
-def _lifetime_marker(fig, lifetime, label, color=BLACK, dash="dash", row=None):
-    fig.add_vline(x=lifetime, line=dict(color=color, dash=dash, width=1.5),
-                  annotation=dict(text=label, font=dict(color=color, size=12)),
-                  annotation_position="top")
+def _lifetime_marker(fig, lifetime, label, color=BLACK, dash="dash", y=1.0, yanchor="bottom",
+                     xanchor="center"):
+    """A vertical line at ``lifetime`` on a log x axis, labelled above the plot.
+
+    (Plotly places annotations on log axes in log10 units, so the label is added
+    separately at ``log10(lifetime)``; the line itself takes data units.)
+    """
+    fig.add_vline(x=lifetime, line=dict(color=color, dash=dash, width=1.5))
+    fig.add_annotation(x=float(np.log10(lifetime)), xref="x", y=y, yref="paper", text=label,
+                       showarrow=False, yanchor=yanchor, xanchor=xanchor,
+                       font=dict(color=color, size=12))
 
 
 def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
@@ -53,9 +65,11 @@ def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
         _lifetime_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=GREY, dash="dot")
     if lifetime is not None:
         _lifetime_marker(fig, max(lifetime, t[0]), f"slider {lifetime:.3g}")
-    fig.update_xaxes(type="log", title="lifetime \u03bb (inverse kernel width, log scale)")
+    fig.update_xaxes(type="log", range=_log_range(path),
+                     title="lifetime \u03bb (inverse kernel width, log scale)")
     fig.update_yaxes(title="RMSE (target units)")
     fig.update_layout(legend=dict(x=0.01, y=0.02, xanchor="left", yanchor="bottom"))
+    fig.update_layout(margin=dict(t=80))
     return styled(fig, title="Error along the lifetime sweep", height=height)
 
 
@@ -67,7 +81,7 @@ def n_features_vs_lifetime(path, lifetime=None, height=300):
                     name="features", line=dict(color=BLACK, width=2), showlegend=False)
     if lifetime is not None:
         _lifetime_marker(fig, max(lifetime, t[0]), f"{path.n_features[path.index(lifetime)]} features")
-    fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)")
+    fig.update_xaxes(type="log", range=_log_range(path), title="lifetime \u03bb (log scale)")
     fig.update_yaxes(title="number of features C")
     return styled(fig, title="Features: one deleted, two appended at every cut", height=height)
 
@@ -158,7 +172,7 @@ def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None,
                     name=f"maximum at {path.lifetimes[best]:.3g}", showlegend=True)
     if true_lifetime is not None:
         _lifetime_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=GREY, dash="dot")
-    fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)")
+    fig.update_xaxes(type="log", range=_log_range(path), title="lifetime \u03bb (log scale)")
     fig.update_yaxes(title="log p(y | X, \u03bb)  (nats)")
     fig.update_layout(legend=dict(x=0.99, y=0.02, xanchor="right", yanchor="bottom"))
     return styled(fig, title="Log marginal likelihood at every cut", height=height)
@@ -169,26 +183,25 @@ def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, inter
     """Prior and posterior density of the lifetime on one (log-x) plot."""
     fig = go.Figure()
     if interval is not None:
-        fig.add_vrect(x0=interval[0], x1=interval[1], fillcolor=YELLOW, opacity=0.35, line_width=0,
-                      annotation=dict(text=f"{level:.0%} credible", font=dict(size=12)),
-                      annotation_position="top left")
+        fig.add_vrect(x0=interval[0], x1=interval[1], fillcolor=YELLOW, opacity=0.45, line_width=0)
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=f"{level:.0%} credible interval",
+                        marker=dict(color=YELLOW, symbol="square", size=12))
     fig.add_scatter(x=grid, y=prior_pdf, mode="lines", name="prior",
                     line=dict(color=GREY, width=2, dash="dash"))
     fig.add_scatter(x=grid, y=posterior_pdf, mode="lines", name="posterior", line_shape="linear",
                     line=dict(color=BLUE, width=2.5))
     if mean is not None:
-        _lifetime_marker(fig, mean, f"mean {mean:.3g}", color=BLUE)
+        _lifetime_marker(fig, mean, f"mean {mean:.3g}", color=BLUE, xanchor="right")
     if map_ is not None:
-        fig.add_vline(x=map_, line=dict(color=RED, width=1.5, dash="dashdot"),
-                      annotation=dict(text=f"MAP {map_:.3g}", font=dict(color=RED, size=12)),
-                      annotation_position="bottom right")
+        _lifetime_marker(fig, map_, f"MAP {map_:.3g}", color=RED, dash="dashdot", xanchor="left")
     if true_lifetime is not None:
-        fig.add_vline(x=true_lifetime, line=dict(color=BLACK, width=2, dash="dot"),
-                      annotation=dict(text=f"true {true_lifetime:g}", font=dict(size=12)),
-                      annotation_position="bottom left")
-    fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)")
+        _lifetime_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=BLACK, dash="dot",
+                         y=0.0, yanchor="bottom", xanchor="left")
+    fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)",
+                     range=[float(np.log10(grid[0])), float(np.log10(grid[-1]))])
     fig.update_yaxes(title="density (per unit \u03bb)", rangemode="tozero")
-    fig.update_layout(legend=dict(x=0.01, y=0.98, xanchor="left", yanchor="top"))
+    fig.update_layout(legend=dict(x=0.01, y=0.98, xanchor="left", yanchor="top"),
+                      margin=dict(t=80))
     return styled(fig, title="Prior and posterior over the lifetime", height=height)
 
 
