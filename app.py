@@ -16,6 +16,10 @@ class View:
 
 # One entry per page, in reading order. Each page's file says what it shows.
 VIEWS: list[View] = [
+    View("pages/kernel_convergence.py", "Kernel convergence", ":material/blur_on:",
+         "The Mondrian kernel against the Laplace kernel: kernel matrices, a slice that "
+         "turns from steps into an exponential as trees are added, the Mondrian-Laplace "
+         "link, and the paper's Figures 5 and 6 against random binning and Fourier features."),
 ]
 VIEWS.append(View("pages/lifetime_sweep.py", "Lifetime sweep", ":material/timeline:",
                   "One set of Mondrians serves every kernel width: slide the lifetime and see the "

@@ -8,7 +8,9 @@ is cut after an ``Exp(sum(upper - lower))`` waiting time, in dimension ``d``
 with probability proportional to ``upper[d] - lower[d]``, at a location
 uniform in ``[lower[d], upper[d]]``.  Every node of every tree is stored in
 flat arrays (global node ids, all trees concatenated) and the trees are grown
-level by level for all trees at once.
+for all trees and nodes at once, one proposed cut per active node per round
+(exact thinning of the Mondrian of each node's cell, see
+:func:`sample_mondrian_trees`).
 
 The spec of this module (field names and meanings) is ``TREES_SPEC.md``; the
 kernel, the lifetime sweep, the partition kernels and the forest rely on it.
@@ -16,6 +18,7 @@ kernel, the lifetime sweep, the partition kernels and the forest rely on it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -66,13 +69,16 @@ class MondrianTrees:
         not cut before ``lifetime``.
     split_dim : ndarray of int, shape (n_nodes,)
     lower, upper : ndarray of float, shape (n_nodes, D)
-        Bounding box of the fitted points in each node.
+        Bounding box of the fitted points in each node (computed on first
+        access and cached).
     order : ndarray of int, shape (n_trees, N)
         Per tree a permutation of the points making each node's points
         contiguous: ``order[tree[j], start[j]:stop[j]]``.
     start, stop : ndarray of int, shape (n_nodes,)
     leaf_of_point : ndarray of int, shape (n_trees, N)
     roots : ndarray of int, shape (n_trees,)
+    X_fit : ndarray of shape (N, D)
+        The fitted points.
     """
 
     lifetime: float
@@ -88,12 +94,47 @@ class MondrianTrees:
     split_time: np.ndarray
     split_dim: np.ndarray
     split_loc: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
     order: np.ndarray
     start: np.ndarray
     stop: np.ndarray
     leaf_of_point: np.ndarray
+    X_fit: np.ndarray  # the fitted points (N, D)
+
+    # ------------------------------------------------------------ node boxes
+    @cached_property
+    def _boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Bounding boxes of every node's points: leaves by one segmented
+        reduction over all trees, inner nodes as the union of their children's
+        boxes, deepest level first (computed on first use)."""
+        m, n, dim = self.n_trees, self.n_samples, self.n_features_in
+        lower = np.empty((self.n_nodes, dim))
+        upper = np.empty((self.n_nodes, dim))
+        leaves = np.flatnonzero(self.left < 0)
+        leaves = leaves[np.argsort(self.tree[leaves] * n + self.start[leaves], kind="stable")]
+        flat_start = self.tree[leaves] * n + self.start[leaves]
+        XT = np.ascontiguousarray(self.X_fit.T)
+        pts = XT[:, self.order.reshape(-1)]  # (D, M N), leaves tile it in this order
+        lower[leaves] = np.minimum.reduceat(pts, flat_start, axis=1).T
+        upper[leaves] = np.maximum.reduceat(pts, flat_start, axis=1).T
+        inner = np.flatnonzero(self.left >= 0)
+        d = self.depth[inner]
+        for level in range(int(d.max()) if inner.size else -1, -1, -1):  # loop over depths
+            j = inner[d == level]
+            lower[j] = np.minimum(lower[self.left[j]], lower[self.right[j]])
+            upper[j] = np.maximum(upper[self.left[j]], upper[self.right[j]])
+        lower.flags.writeable = False
+        upper.flags.writeable = False
+        return lower, upper
+
+    @property
+    def lower(self) -> np.ndarray:
+        """(n_nodes, D) lower corner of the bounding box of each node's points."""
+        return self._boxes[0]
+
+    @property
+    def upper(self) -> np.ndarray:
+        """(n_nodes, D) upper corner of the bounding box of each node's points."""
+        return self._boxes[1]
 
     # ------------------------------------------------------------------ basics
     @property
@@ -177,7 +218,10 @@ class MondrianTrees:
 
         Each new point is extended independently of the other new points: two
         new points that both branch off are in different new cells. The
-        distribution of every (fitted point, new point) pair is exact. Fitted
+        distribution of every (fitted point, new point) pair is exact. The
+        exponential clock of a point at a node is a hash of (seed, node, the
+        point's coordinates), so a point's placement does not depend on the
+        other rows of ``X_new`` (stacking arrays gives the same answer). Fitted
         points lie inside every box on their path, so they never branch and
         reach ``nodes_at(time)``.
 
@@ -201,7 +245,8 @@ class MondrianTrees:
                 f"{self.n_features_in}."
             )
         time = self._check_time(time)
-        rng = check_random_state(random_state)
+        seed = np.uint64(check_random_state(random_state).integers(2**63))
+        point_hash = _row_hash(X_new)
         m, n = self.n_trees, X_new.shape[0]
         nodes = np.repeat(self.roots[:, None], n, axis=1).reshape(-1)
         branched = np.zeros(m * n, dtype=bool)
@@ -213,7 +258,7 @@ class MondrianTrees:
             j = nodes[active]
             x = X_new[point[active]]
             rate = (np.maximum(self.lower[j] - x, 0.0) + np.maximum(x - self.upper[j], 0.0)).sum(1)
-            e = rng.standard_exponential(active.size)
+            e = _hashed_exponential(point_hash[point[active]], j, seed)
             with np.errstate(divide="ignore"):
                 wait = np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
             horizon = np.minimum(self.split_time[j], time)
@@ -228,6 +273,34 @@ class MondrianTrees:
         return nodes.reshape(m, n), branched.reshape(m, n)
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _splitmix64(z: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser (a bijective 64-bit mixer), vectorised."""
+    with np.errstate(over="ignore"):
+        z = z + _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def _row_hash(X: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row's float64 bit patterns (-0.0 counted as 0.0)."""
+    bits = np.ascontiguousarray(X + 0.0).view(np.uint64)
+    h = np.zeros(X.shape[0], dtype=np.uint64)
+    for d in range(X.shape[1]):  # loop over dimensions, vectorised over points
+        h = _splitmix64(h ^ bits[:, d])
+    return h
+
+
+def _hashed_exponential(point_hash, node, seed) -> np.ndarray:
+    """Exp(1) variates determined by (seed, node, point): counter-based randomness."""
+    z = _splitmix64(point_hash ^ _splitmix64(node.astype(np.uint64) ^ seed))
+    u = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53 + 2.0**-54  # in (0, 1)
+    return -np.log(u)
+
+
 def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTrees:
     """Sample ``n_trees`` independent Mondrian partitions of the points ``X``.
 
@@ -239,9 +312,20 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
     location uniform in the box's extent in ``d``; a point goes left iff
     ``x[d] <= loc``. Nodes whose points coincide (rate 0) are never cut.
 
-    All trees are grown together, one level per iteration, in vectorised code
-    (Balog et al. 2016, *The Mondrian Kernel*, Section 3; Lakshminarayanan et
-    al. 2014, *Mondrian Forests*).
+    Sampling (exact, by thinning). Each active node carries a *cell* box that
+    contains its points' bounding box (the root's cell is the data's bounding
+    box) and runs the Mondrian process of that cell: a proposal comes after
+    ``Exp(linear dimension of the cell)``, in dimension ``d`` proportional to
+    the cell's side, uniform in the cell. If it falls outside the extent of
+    the node's points in ``d`` it separates nothing and only shrinks the cell
+    (the Mondrian restricted to the part holding the points); otherwise it is
+    the node's cut and the children inherit the two sub-cells. By
+    projectivity the first proposal that separates the points has exactly the
+    law above (Roy and Teh 2009; Balog et al. 2016, Section 3), and each round
+    needs the points' extent in one dimension only (not all D). All trees and
+    nodes advance together, one proposal per active node per round, in
+    vectorised code; the nodes' bounding boxes (``lower``/``upper``) are
+    computed afterwards, on first use.
 
     Parameters
     ----------
@@ -264,166 +348,171 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
     rng = check_random_state(random_state)
     n, dim = X.shape
     m = n_trees
+    itype = np.int32 if m * n < 2**31 and n * dim < 2**31 else np.int64
+    XT = np.ascontiguousarray(X.T).reshape(-1)  # XT[d * n + i] = X[i, d]
 
-    # Per-level lists of node arrays, concatenated at the end.
-    L_tree, L_parent, L_depth, L_birth, L_split, L_dim, L_loc = [], [], [], [], [], [], []
-    L_lower, L_upper, L_start, L_len = [], [], [], []
-    L_left, L_right = [], []
+    # node attributes, appended at creation (ids are creation order)
+    C_tree, C_parent, C_depth, C_birth, C_start, C_len = [], [], [], [], [], []
+    # split records, appended when a node is cut
+    S_id, S_time, S_dim, S_loc = [], [], [], []
 
-    order = np.tile(np.arange(n, dtype=np.int64), m)  # flat (m * n,)
+    lo0, hi0 = X.min(0), X.max(0)
+    # working set of active nodes (all arrays of length k) and their rows
+    w_id = np.arange(m, dtype=np.int64)
+    w_tree = np.arange(m, dtype=np.int64)
+    w_depth = np.zeros(m, dtype=np.int64)
+    w_clock = np.zeros(m)
+    w_lo = np.repeat(lo0[None], m, 0)
+    w_hi = np.repeat(hi0[None], m, 0)
+    w_start = np.zeros(m, dtype=np.int64)
+    w_len = np.full(m, n, dtype=np.int64)
+    C_tree.append(w_tree)
+    C_parent.append(np.full(m, -1, dtype=np.int64))
+    C_depth.append(w_depth)
+    C_birth.append(w_clock.copy())
+    C_start.append(w_start)
+    C_len.append(w_len)
+    next_id = m
+    pid = np.tile(np.arange(n, dtype=itype), m)  # rows: point ids, node by node
+    order = np.empty(m * n, dtype=np.int64)
     leaf_flat = np.empty(m * n, dtype=np.int64)
 
-    # Current level: nodes with known boxes; rows = their points, contiguous.
-    lo0, hi0 = X.min(0), X.max(0)
-    cur_tree = np.arange(m, dtype=np.int64)
-    cur_parent = np.full(m, -1, dtype=np.int64)
-    cur_birth = np.zeros(m)
-    cur_lower = np.repeat(lo0[None], m, 0)
-    cur_upper = np.repeat(hi0[None], m, 0)
-    cur_start = np.zeros(m, dtype=np.int64)  # within tree
-    cur_len = np.full(m, n, dtype=np.int64)
-    rows_pid = None  # point ids of the rows, in flat order (lazy for the root level)
-    rows_fpos = None  # flat positions of the rows
-    Xr = None  # X[rows_pid]
-    next_id = 0
-    depth = 0
+    def retire(mask):
+        """Nodes in ``mask`` are leaves: write their points' order and leaf id."""
+        if not mask.any():
+            return
+        r = np.repeat(mask, w_len)
+        li = np.flatnonzero(mask)
+        fpos = _segment_rows(w_tree[li] * n + w_start[li], w_len[li])
+        p = pid[r]
+        order[fpos] = p
+        leaf_flat[(fpos // n) * n + p] = np.repeat(w_id[li], w_len[li])
 
-    while cur_tree.size:
-        k = cur_tree.size
-        ids = np.arange(next_id, next_id + k)
-        next_id += k
-        side = cur_upper - cur_lower
+    while w_id.size:
+        k = w_id.size
+        side = w_hi - w_lo
         rate = side.sum(1)
         e = rng.standard_exponential(k)
         with np.errstate(divide="ignore"):
-            split = cur_birth + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
-        cut = split < lifetime
-        split = np.where(cut, split, np.inf)
-        sdim = np.full(k, -1, dtype=np.int64)
-        sloc = np.full(k, np.nan)
+            w_clock = w_clock + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
+        done = (w_clock >= lifetime) | (w_len < 2)  # a single point is never cut
+        if done.any():
+            retire(done)
+            keep = ~done
+            pid = pid[np.repeat(keep, w_len)]
+            w_id, w_tree, w_depth, w_clock = w_id[keep], w_tree[keep], w_depth[keep], w_clock[keep]
+            w_lo, w_hi, side = w_lo[keep], w_hi[keep], side[keep]
+            w_start, w_len = w_start[keep], w_len[keep]
+            k = w_id.size
+            if k == 0:
+                break
+        # proposal: dimension proportional to the cell's side, location uniform in it
+        cs = np.cumsum(side, axis=1)
+        u = rng.random(k) * cs[:, -1]
+        d = np.minimum((cs <= u[:, None]).sum(1), dim - 1)
+        rows_k = np.arange(k)
+        bad = side[rows_k, d] <= 0  # rounding at a zero-width side
+        if bad.any():
+            d[bad] = np.argmax(side[bad], axis=1)
+        a, b = w_lo[rows_k, d], w_hi[rows_k, d]
+        loc = a + rng.random(k) * (b - a)
+        # the points' extent in dimension d, per node
+        seg_off = np.cumsum(w_len) - w_len
+        v = XT[np.repeat(d.astype(itype) * itype(n), w_len) + pid]
+        lo = np.minimum.reduceat(v, seg_off)
+        hi = np.maximum.reduceat(v, seg_off)
+        below, above = loc < lo, loc >= hi
+        cut = ~(below | above)
+        # misses shrink the cell to the side holding the points
+        w_lo[rows_k[below], d[below]] = loc[below]
+        w_hi[rows_k[above], d[above]] = loc[above]
+        if not cut.any():
+            continue
         ci = np.flatnonzero(cut)
-        if ci.size:
-            cs = np.cumsum(side[ci], axis=1)
-            u = rng.random(ci.size) * cs[:, -1]
-            d = (cs <= u[:, None]).sum(1)
-            d = np.minimum(d, dim - 1)
-            # guard against rounding landing on a zero-width side
-            bad = side[ci, d] <= 0
-            if bad.any():
-                d[bad] = np.argmax(side[ci[bad]], axis=1)
-            lo_d = cur_lower[ci, d]
-            hi_d = cur_upper[ci, d]
-            loc = lo_d + rng.random(ci.size) * (hi_d - lo_d)
-            loc = np.minimum(loc, np.nextafter(hi_d, lo_d))  # right child never empty
-            sdim[ci] = d
-            sloc[ci] = loc
-
-        L_tree.append(cur_tree)
-        L_parent.append(cur_parent)
-        L_depth.append(np.full(k, depth, dtype=np.int64))
-        L_birth.append(cur_birth)
-        L_split.append(split)
-        L_dim.append(sdim)
-        L_loc.append(sloc)
-        L_lower.append(cur_lower)
-        L_upper.append(cur_upper)
-        L_start.append(cur_start)
-        L_len.append(cur_len)
-
-        # leaves of this level: record leaf_of_point for their points
-        leaf_mask = ~cut
-        if leaf_mask.any():
-            li = np.flatnonzero(leaf_mask)
-            fpos = _segment_rows(cur_tree[li] * n + cur_start[li], cur_len[li])
-            # order[fpos] is final for leaf points: index leaf_of_point by point id
-            leaf_flat[(fpos // n) * n + order[fpos]] = np.repeat(ids[li], cur_len[li])
-
-        if ci.size == 0:
-            L_left.append(np.full(k, -1, dtype=np.int64))
-            L_right.append(np.full(k, -1, dtype=np.int64))
-            break
-
-        # rows of the cut nodes, in flat order (node segments are contiguous)
-        c_len = cur_len[ci]
-        c_fstart = cur_tree[ci] * n + cur_start[ci]
-        if rows_pid is None:
-            fpos = _segment_rows(c_fstart, c_len)
-            pid = order[fpos]
-            xr = X[pid]
-        else:
-            # keep rows belonging to cut nodes; rows are grouped by node in level order
-            keep = np.repeat(cut, cur_len)
-            fpos = rows_fpos[keep]
-            pid = rows_pid[keep]
-            xr = Xr[keep]
-        seg = np.repeat(np.arange(ci.size), c_len)
-        go_left = xr[np.arange(pid.size), sdim[ci][seg]] <= sloc[ci][seg]
-        # stable partition within each segment: lefts first
-        seg_off = np.cumsum(c_len) - c_len
-        cl = np.cumsum(go_left)
-        n_left_before = np.concatenate(([0], cl))[seg_off]  # lefts before each segment
-        n_left = np.add.reduceat(go_left.astype(np.int64), seg_off)
-        rank_left = cl - 1 - n_left_before[seg]
-        idx_in_seg = np.arange(pid.size) - seg_off[seg]
-        rank_right = idx_in_seg - (cl - n_left_before[seg]) + n_left[seg]
-        newpos = seg_off[seg] + np.where(go_left, rank_left, rank_right)
-        inv = np.empty_like(newpos)
-        inv[newpos] = np.arange(newpos.size)
-        pid = pid[inv]
-        xr = xr[inv]
-        order[fpos] = pid
-
-        # children: left then right of each cut node, interleaved
+        S_id.append(w_id[ci])
+        S_time.append(w_clock[ci])
+        S_dim.append(d[ci])
+        S_loc.append(loc[ci])
+        # stable partition of the rows of cut nodes: left (x[d] <= loc) first
+        go_left = (v <= np.repeat(np.where(cut, loc, np.inf), w_len))
+        seg = np.repeat(np.arange(k), w_len)
+        cl = np.cumsum(go_left, dtype=np.int64)
+        before = np.concatenate(([0], cl))[seg_off]  # lefts before each segment
+        n_left = np.concatenate((before[1:], [cl[-1]])) - before
+        idx = np.arange(pid.size, dtype=np.int64)
+        n_left_row = n_left[seg]
+        before_row = before[seg]
+        newpos = np.where(go_left, seg_off[seg] + cl - 1 - before_row,
+                          idx + n_left_row - (cl - before_row))
+        new_pid = np.empty_like(pid)
+        new_pid[newpos] = pid
+        pid = new_pid
+        # the working set: each cut node is replaced by its two children, in place
         nc = ci.size
-        n_right = c_len - n_left
-        ch_len = np.empty(2 * nc, dtype=np.int64)
-        ch_len[0::2] = n_left
-        ch_len[1::2] = n_right
-        ch_start = np.empty(2 * nc, dtype=np.int64)
-        ch_start[0::2] = cur_start[ci]
-        ch_start[1::2] = cur_start[ci] + n_left
-        row_off = np.cumsum(ch_len) - ch_len
-        ch_lower = np.minimum.reduceat(xr, row_off, axis=0)
-        ch_upper = np.maximum.reduceat(xr, row_off, axis=0)
+        reps = np.where(cut, 2, 1)
         child_ids = next_id + np.arange(2 * nc)
-        left = np.full(k, -1, dtype=np.int64)
-        right = np.full(k, -1, dtype=np.int64)
-        left[ci] = child_ids[0::2]
-        right[ci] = child_ids[1::2]
-        L_left.append(left)
-        L_right.append(right)
-
-        cur_tree = np.repeat(cur_tree[ci], 2)
-        cur_parent = np.repeat(ids[ci], 2)
-        cur_birth = np.repeat(split[ci], 2)
-        cur_lower, cur_upper = ch_lower, ch_upper
-        cur_start, cur_len = ch_start, ch_len
-        rows_pid, rows_fpos, Xr = pid, fpos, xr
-        depth += 1
+        next_id += 2 * nc
+        pos = np.cumsum(reps) - reps  # first slot of each old node
+        is_child = np.zeros(int(reps.sum()), dtype=bool)
+        is_child[pos[ci]] = True
+        is_child[pos[ci] + 1] = True
+        old = np.repeat(np.arange(k), reps)
+        w_id = w_id[old]
+        w_id[is_child] = child_ids
+        w_tree, w_depth, w_clock = w_tree[old], w_depth[old], w_clock[old]
+        w_depth = w_depth + is_child
+        w_lo, w_hi = w_lo[old], w_hi[old]
+        left_slot, right_slot = pos[ci], pos[ci] + 1
+        w_hi[left_slot, d[ci]] = loc[ci]
+        w_lo[right_slot, d[ci]] = loc[ci]
+        w_start, w_len = w_start[old], w_len[old]
+        w_len[right_slot] = w_len[right_slot] - n_left[ci]
+        w_len[left_slot] = n_left[ci]
+        w_start[right_slot] = w_start[right_slot] + n_left[ci]
+        new_slots = np.empty(2 * nc, dtype=np.int64)
+        new_slots[0::2], new_slots[1::2] = left_slot, right_slot
+        C_tree.append(w_tree[new_slots])
+        C_parent.append(np.repeat(S_id[-1], 2))
+        C_depth.append(w_depth[new_slots])
+        C_birth.append(w_clock[new_slots])
+        C_start.append(w_start[new_slots])
+        C_len.append(w_len[new_slots])
 
     cat = np.concatenate
-    start = cat(L_start)
-    stop = start + cat(L_len)
-    roots = np.arange(m, dtype=np.int64)
+    n_nodes = next_id
+    split_time = np.full(n_nodes, np.inf)
+    split_dim = np.full(n_nodes, -1, dtype=np.int64)
+    split_loc = np.full(n_nodes, np.nan)
+    left = np.full(n_nodes, -1, dtype=np.int64)
+    right = np.full(n_nodes, -1, dtype=np.int64)
+    parent = cat(C_parent)
+    if S_id:
+        sid = cat(S_id)
+        split_time[sid] = cat(S_time)
+        split_dim[sid] = cat(S_dim)
+        split_loc[sid] = cat(S_loc)
+        kids = np.arange(m, n_nodes)
+        is_left = (kids - m) % 2 == 0  # children are created in (left, right) pairs
+        left[parent[kids[is_left]]] = kids[is_left]
+        right[parent[kids[~is_left]]] = kids[~is_left]
+    start = cat(C_start)
     return MondrianTrees(
         lifetime=lifetime,
         n_trees=m,
         n_features_in=dim,
-        tree=cat(L_tree),
-        roots=roots,
-        parent=cat(L_parent),
-        left=cat(L_left),
-        right=cat(L_right),
-        depth=cat(L_depth),
-        birth_time=cat(L_birth),
-        split_time=cat(L_split),
-        split_dim=cat(L_dim),
-        split_loc=cat(L_loc),
-        lower=cat(L_lower),
-        upper=cat(L_upper),
+        tree=cat(C_tree),
+        roots=np.arange(m, dtype=np.int64),
+        parent=parent,
+        left=left,
+        right=right,
+        depth=cat(C_depth),
+        birth_time=cat(C_birth),
+        split_time=split_time,
+        split_dim=split_dim,
+        split_loc=split_loc,
         order=order.reshape(m, n),
         start=start,
-        stop=stop,
+        stop=start + cat(C_len),
         leaf_of_point=leaf_flat.reshape(m, n),
+        X_fit=X,
     )
-

@@ -185,3 +185,38 @@ def test_bad_input():
         T.nodes_at(2.0)
     with pytest.raises(InputError):
         T.apply(np.ones((2, 3)))
+
+
+def test_apply_placement_independent_of_other_rows(small):
+    X, T = small
+    Xn = _points(12, 3, 10) * 1.5 - 0.25
+    nodes, branched = T.apply(Xn, time=3.0, random_state=2)
+    n3, b3 = T.apply(Xn[[7, 2, 5]], time=3.0, random_state=2)
+    np.testing.assert_array_equal(n3, nodes[:, [7, 2, 5]])
+    np.testing.assert_array_equal(b3, branched[:, [7, 2, 5]])
+    # the hashed clocks are Exp(1): one draw per (tree, point) at the roots
+    from mondrian_core.trees import _hashed_exponential, _row_hash
+    e = _hashed_exponential(np.repeat(_row_hash(Xn), 200), np.tile(np.arange(200), 12),
+                            np.uint64(5))
+    assert stats.kstest(e, "expon").pvalue > 1e-3
+
+
+def test_every_cut_dimension_and_location_follow_the_box():
+    """For all cut nodes: P(dim d) = side_d / sum(side), location uniform in the extent."""
+    X = _points(30, 3, 6) * np.array([1.0, 3.0, 0.3])
+    T = sample_mondrian_trees(X, 400, 5.0, random_state=8)
+    cut = np.flatnonzero(T.left >= 0)
+    side = (T.upper - T.lower)[cut]
+    p = side / side.sum(1, keepdims=True)
+    counts = np.bincount(T.split_dim[cut], minlength=3)
+    z = (counts - p.sum(0)) / np.sqrt((p * (1 - p)).sum(0))
+    assert np.all(np.abs(z) < 4.5), z
+    d = T.split_dim[cut]
+    u = (T.split_loc[cut] - T.lower[cut, d]) / side[np.arange(cut.size), d]
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+    # waiting times of all cut nodes (not only roots): Exp(linear dimension of their box)
+    wait = (T.split_time[cut] - T.birth_time[cut]) * side.sum(1)
+    # conditioned on being cut before the lifetime the law is truncated; use the roots'
+    # children and deeper nodes born early enough that truncation is negligible
+    early = T.birth_time[cut] + 10 / side.sum(1) < T.lifetime
+    assert stats.kstest(wait[early], "expon").pvalue > 1e-3
