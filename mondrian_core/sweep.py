@@ -90,12 +90,18 @@ class Placement:
 def place_points(trees, X, random_state=None) -> Placement:
     """Walk every tree with the conditional Mondrian extension for all lifetimes.
 
-    Vectorised over points and trees (one loop over depth). The random numbers
-    used depend only on ``random_state``, the tree depth and ``X.shape``, so the
-    same seed gives the same placement.
+    Uses the same counter-based exponential clocks as
+    :meth:`MondrianTrees.apply <mondrian_core.trees.MondrianTrees.apply>` (a hash of
+    the seed, the node and the point), so ``place_points(trees, X, s).at(t)`` agrees
+    with ``trees.apply(X, time=t, random_state=s)`` at every ``t`` at once, and
+    hence with ``MondrianFeatures.transform``. Vectorised over points and trees
+    (one loop over depth).
     """
-    rng = check_random_state(random_state)
+    from mondrian_core.trees import _hashed_exponential, _row_hash
+
     X = np.asarray(X, dtype=float)
+    seed = np.uint64(check_random_state(random_state).integers(2**63))
+    point_hash = _row_hash(X)
     M, n = trees.n_trees, X.shape[0]
     n_levels = int(trees.depth.max()) + 1
     node = np.repeat(np.asarray(trees.roots)[:, None], n, axis=1)
@@ -104,7 +110,7 @@ def place_points(trees, X, random_state=None) -> Placement:
     births = np.full((M, n, n_levels), np.inf)
     branch = np.full((M, n), np.inf)
     for d in range(n_levels):
-        exp = rng.standard_exponential(size=(M, n))
+        exp = _hashed_exponential(np.broadcast_to(point_hash, (M, n)), node, seed)
         nodes[..., d] = np.where(active, node, -1)
         births[..., d] = np.where(active, trees.birth_time[node], np.inf)
         gap = (np.maximum(trees.lower[node] - X, 0.0) + np.maximum(X - trees.upper[node], 0.0))
