@@ -53,6 +53,10 @@ def ridge_validation_rmse(Phi, y, Phi_val, y_val, noise_variance, prior_variance
     N, C = Phi.shape
     if sp.issparse(Phi):
         Phi, Phi_val = sp.csr_matrix(Phi), sp.csr_matrix(Phi_val)
+    if Phi_val.shape[1] > C:
+        # cells/bins that only validation points occupy come after the fitted ones and
+        # carry no training point: their ridge weight is zero
+        Phi_val = Phi_val[:, :C]
     if C <= N:
         A = Phi.T @ Phi
         A = A.toarray() if sp.issparse(A) else np.asarray(A)

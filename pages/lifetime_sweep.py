@@ -60,7 +60,7 @@ def explore():
             start = max(best, t_lo)
         st.session_state.log_lifetime = float(np.clip(np.log10(max(start, t_lo)), lo, hi))
     st.session_state.log_lifetime = float(np.clip(st.session_state.log_lifetime, lo, hi))
-    cols = st.columns([4, 1, 1, 1], vertical_alignment="bottom")
+    cols = st.columns([3, 1, 1, 1.4], vertical_alignment="bottom")
     log_t = cols[0].slider("Lifetime \u03bb (log\u2081\u2080 scale)", min_value=lo, max_value=hi,
                            step=(hi - lo) / 400, key="log_lifetime", format="%.2f",
                            help="Slide to any lifetime; the path answers without refitting.")
@@ -69,8 +69,8 @@ def explore():
     c = path.index(lifetime)
     cols[1].metric("\u03bb", f"{lifetime:.3g}")
     cols[2].metric("features", f"{path.n_features[c]:,}")
-    cols[3].metric("validation RMSE", f"{path.val_rmse[c]:.4f}",
-                   delta=f"{path.val_rmse[c] - path.val_rmse[path.best_index]:+.4f} vs best",
+    cols[3].metric("val. RMSE", f"{path.val_rmse[c]:.3f}",
+                   delta=f"{path.val_rmse[c] - path.val_rmse[path.best_index]:+.3f} vs best",
                    delta_color="inverse")
     left, right = st.columns([3, 2])
     with left:

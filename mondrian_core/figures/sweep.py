@@ -83,7 +83,7 @@ def n_features_vs_lifetime(path, lifetime=None, height=300):
         _lifetime_marker(fig, max(lifetime, t[0]), f"{path.n_features[path.index(lifetime)]} features")
     fig.update_xaxes(type="log", range=_log_range(path), title="lifetime \u03bb (log scale)")
     fig.update_yaxes(title="number of features C")
-    return styled(fig, title="Features: one deleted, two appended at every cut", height=height)
+    return styled(fig, title="Features (+1 per cut)", height=height)
 
 
 def fitted_function_1d(grid, mean, X_train, y_train, X_val=None, y_val=None, std=None,
@@ -193,7 +193,8 @@ def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, inter
     if mean is not None:
         _lifetime_marker(fig, mean, f"mean {mean:.3g}", color=BLUE, xanchor="right")
     if map_ is not None:
-        _lifetime_marker(fig, map_, f"MAP {map_:.3g}", color=RED, dash="dashdot", xanchor="left")
+        _lifetime_marker(fig, map_, f"MAP {map_:.3g}", color=RED, dash="dashdot", xanchor="left",
+                         y=0.97, yanchor="top")
     if true_lifetime is not None:
         _lifetime_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=BLACK, dash="dot",
                          y=0.0, yanchor="bottom", xanchor="left")

@@ -27,7 +27,7 @@ def test_slider_moves_the_fit(app_url, page):
     assert_no_exception(page)
     screenshot(page, "lifetime_sweep_1d")
     before = _metric(page, "features")
-    thumb = page.locator('[data-testid="stSlider"]').filter(has_text="Lifetime").get_by_role("slider")
+    thumb = page.get_by_role("slider", name="Lifetime \u03bb (log\u2081\u2080 scale)")
     thumb.focus()
     for _ in range(60):
         page.keyboard.press("ArrowLeft")
