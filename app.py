@@ -29,6 +29,14 @@ VIEWS.append(View("pages/partition_gp.py", "Partition-kernel GPs", ":material/sc
                   "Ghahramani (2014): piecewise-constant posteriors, kernel matrices, "
                   "preconditioned conjugate gradients, kernel PCA and a comparison with RBF "
                   "and linear kernels on real data."))
+VIEWS.append(View("pages/lifetime_sweep.py", "Lifetime sweep", ":material/timeline:",
+                  "One set of Mondrians serves every kernel width: slide the lifetime and see the "
+                  "exact ridge fit, train/validation error and features at every cut, and race "
+                  "the sweep against retrained random features (Figures 4, 7, 8)."))
+VIEWS.append(View("pages/lifetime_posterior.py", "Lifetime posterior", ":material/bar_chart:",
+                  "A prior over the lifetime times the marginal likelihood at every cut gives the "
+                  "exact posterior over the kernel width: mean, MAP, credible interval and the "
+                  "mixture predictive (Supplement B)."))
 
 
 def home() -> None:

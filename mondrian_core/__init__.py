@@ -71,3 +71,7 @@ __all__ += ["FastClusterPartitions", "RandomForestPartitions", "PartitionAlgebra
 from mondrian_core.partitions import MondrianPartitions  # noqa: E402
 
 __all__ += ["MondrianPartitions"]
+from mondrian_core.sweep import LifetimePath, lifetime_path  # noqa: E402
+from mondrian_core.posterior import LifetimePosterior, lifetime_posterior  # noqa: E402
+
+__all__ += ["LifetimePath", "lifetime_path", "LifetimePosterior", "lifetime_posterior"]

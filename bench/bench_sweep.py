@@ -1,0 +1,154 @@
+"""Benchmark of the exact lifetime sweep (issue 4 budgets).
+
+    python bench/bench_sweep.py [--quick]
+
+Set-up of the issue: N = 2,000 train + 500 validation points of a 2-D Laplace-GP draw
+(lifetime 5, noise 0.1), M = 50 trees, terminal lifetime 5. Prints
+
+* the whole exact path time (RMSE, validation RMSE and log marginal likelihood at
+  every event) and its ratio to ONE ridge fit + log-determinant at the terminal
+  lifetime (dual N x N Cholesky, the cheaper of primal/dual here) in the same run;
+* how the time grows with N and with M;
+* the doubling-then-bisection search with random Fourier features (M components):
+  how many times longer it takes to reach the sweep's best validation error;
+* a slider move on a swept path (what the page does: predict on a grid + look-ups).
+
+Timings are noisy on a shared machine: each is the median of a few repeats.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mondrian_core import MondrianFeatures, RandomFourierFeatures, laplace_gp, lifetime_path  # noqa: E402
+from mondrian_core.figures.sweep import (n_features_vs_lifetime, prediction_surface_2d,  # noqa: E402
+                                         rmse_vs_lifetime, tree_cut_segments)
+from mondrian_core.width_search import retrained_search, sweep_trace  # noqa: E402
+
+S2N, S2P = 0.01, 1.0
+
+
+def median_time(fn, repeats=3):
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)), out
+
+
+def one_fit(X, y, T, M, seed):
+    """One ridge fit + log-determinant at the terminal lifetime (features built too)."""
+    mf = MondrianFeatures(lifetime=T, n_trees=M, random_state=seed).fit(X)
+    Phi = mf.transform(X)
+    N, C = Phi.shape
+    if C >= N:
+        K = (Phi @ Phi.T).toarray() * S2P
+        K[np.diag_indices(N)] += S2N
+        cf = cho_factor(K, lower=True)
+        alpha = cho_solve(cf, y)
+    else:
+        A = (Phi.T @ Phi).toarray()
+        A[np.diag_indices(C)] += S2N / S2P
+        cf = cho_factor(A, lower=True)
+        alpha = cho_solve(cf, Phi.T @ y)
+    return 2 * np.log(np.diag(cf[0])).sum(), alpha, C
+
+
+def data(n_train, n_val, seed=0):
+    d = laplace_gp(n_train + n_val, n_dims=2, lifetime=5.0, noise_std=0.1, random_state=seed)
+    return d.X[:n_train], d.y[:n_train], d.X[n_train:], d.y[n_train:]
+
+
+def main(quick=False):
+    reps = 1 if quick else 3
+    X, y, Xv, yv = data(2000, 500)
+    T, M = 5.0, 50
+    stages = {}
+    t_path, path = median_time(lambda: lifetime_path(X, y, Xv, yv, terminal_lifetime=T, n_trees=M,
+                                                    noise_variance=S2N, prior_variance=S2P,
+                                                    random_state=0, timings=stages), reps)
+    t_fit, (_, _, C) = median_time(lambda: one_fit(X, y, T, M, 0), reps)
+    E = path.lifetimes.size - 1
+    best = path.best_index
+    rel = path.val_rmse[best] / np.sqrt(np.mean(yv ** 2))
+    print(f"set-up: N=2000 train + 500 val, 2-D Laplace GP (lifetime 5), M={M}, terminal {T}")
+    print(f"  events {E}, features at terminal {path.n_features[-1]} (one fit sees C={C})")
+    print(f"  whole exact path: {t_path:.3f} s   (goal <= 2 s, must be < 10 s)")
+    print(f"  one ridge fit + log-det at terminal: {t_fit:.3f} s   ratio path/fit = {t_path / t_fit:.1f}")
+    print("  stage seconds (last run): " + ", ".join(f"{k} {v / reps:.3f}" for k, v in stages.items()))
+    print(f"  best validation RMSE {path.val_rmse[best]:.4f} at lifetime {path.lifetimes[best]:.3g} "
+          f"(relative error {rel:.1%})")
+
+    print("growth with N (M=50, terminal 5, 500 validation):")
+    base = None
+    for n in ([500, 1000, 2000] if quick else [500, 1000, 2000, 3000]):
+        Xn, yn, Xvn, yvn = data(n, 500, seed=1)
+        t, p = median_time(lambda: lifetime_path(Xn, yn, Xvn, yvn, terminal_lifetime=T, n_trees=M,
+                                                 noise_variance=S2N, prior_variance=S2P,
+                                                 random_state=0), reps)
+        tf, _ = median_time(lambda: one_fit(Xn, yn, T, M, 0), reps)
+        base = base or t
+        print(f"  N={n:5d}: events {p.lifetimes.size - 1:5d}  path {t:.3f} s  ({t / base:.1f}x N=500)"
+              f"  one fit {tf:.3f} s  ratio {t / tf:.1f}")
+    print("growth with M (N=2000, terminal 5):")
+    base = None
+    for m in [25, 50, 100]:
+        t, p = median_time(lambda: lifetime_path(X, y, Xv, yv, terminal_lifetime=T, n_trees=m,
+                                                 noise_variance=S2N, prior_variance=S2P,
+                                                 random_state=0), reps)
+        base = base or t
+        print(f"  M={m:3d}: events {p.lifetimes.size - 1:5d}  path {t:.3f} s  ({t / base:.1f}x M=25)")
+
+    # Figure 8: RFF doubling-then-bisection search to the sweep's best validation error
+    target = float(path.val_rmse[best])
+    t0 = time.perf_counter()
+    rff = retrained_search(lambda lam: RandomFourierFeatures(lam, n_components=M, random_state=0),
+                           X, y, Xv, yv, noise_variance=S2N, prior_variance=S2P, max_evals=12,
+                           method="RFF")
+    t_rff = time.perf_counter() - t0
+    sweep = sweep_trace(path)
+    t_sweep_best = sweep.time_to_reach(target)
+    reach = rff.time_to_reach(target)
+    print("Figure 8 (same non-zero features per point: M=50):")
+    print(f"  sweep reaches its best {target:.4f} after {t_sweep_best:.3f} s of its run")
+    print(f"  RFF search: {rff.lifetimes.size} lifetimes in {t_rff:.3f} s, best {rff.val_rmse.min():.4f}"
+          f" at {rff.lifetimes[np.argmin(rff.val_rmse)]:.3g}")
+    if np.isfinite(reach):
+        print(f"  RFF reaches the sweep's best after {reach:.3f} s: {reach / t_sweep_best:.1f}x longer")
+    else:
+        own = rff.seconds[int(np.argmin(rff.val_rmse))]
+        print(f"  RFF never reaches the sweep's best error; its whole search took "
+              f"{t_rff / t_path:.1f}x the whole sweep, and reaching its own best took "
+              f"{own:.3f} s = {own / t_sweep_best:.1f}x the sweep's time to its best")
+
+    # slider move: what the page's fragment computes from the cached path
+    gx = np.linspace(X[:, 0].min(), X[:, 0].max(), 70)
+    G = np.column_stack([np.repeat(gx, 70), np.tile(gx, 70)])
+    path.predict(G, 1.0)  # placement of the grid, cached by the path (first view only)
+    lifetimes = np.geomspace(path.lifetimes[1], T, 20)
+    t0 = time.perf_counter()
+    for lam in lifetimes:
+        c = path.index(lam)
+        Z = path.predict(G, lam)
+        _ = path.val_rmse[c], path.n_features[c]
+        rmse_vs_lifetime(path, lam).to_dict()
+        n_features_vs_lifetime(path, lam).to_dict()
+        segs = tree_cut_segments(path.trees, 0, lam, X.min(0), X.max(0))
+        prediction_surface_2d(gx, gx, Z.reshape(70, 70).T, X, segs).to_dict()
+    t_slider = (time.perf_counter() - t0) / lifetimes.size
+    print(f"slider move (70x70 grid prediction, look-ups, three figures built): "
+          f"{1000 * t_slider:.1f} ms  (budget 200 ms)")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    main(ap.parse_args().quick)

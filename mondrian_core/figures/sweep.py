@@ -1,0 +1,238 @@
+"""Figures of the lifetime sweep and the lifetime posterior (Balog et al. 2016,
+Figures 4, 7, 8 and Supplement B). Pure functions returning styled plotly figures."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from mondrian_core.figures.theme import BLACK, BLUE, GREY, LIGHT_GREY, RED, SERIES, YELLOW, styled
+
+__all__ = ["rmse_vs_lifetime", "n_features_vs_lifetime", "fitted_function_1d",
+           "prediction_surface_2d", "tree_cut_segments", "log_marginal_likelihood_vs_lifetime",
+           "lifetime_density", "error_vs_time", "split_sizes"]
+
+
+def _log_range(path):
+    t = _positive_times(path)
+    return [float(np.log10(t[0])), float(np.log10(t[-1]))]
+
+
+def _positive_times(path):
+    """Lifetimes shown on a log axis: tau_0 = 0 is drawn at a tenth of tau_1."""
+    t = np.asarray(path.lifetimes, dtype=float).copy()
+    if t.size > 1:
+        t[0] = t[1] / 10
+    else:
+        t[0] = path.terminal_lifetime / 10
+    return np.append(t, path.terminal_lifetime)
+
+
+def _steps(path, values):
+    return np.append(values, values[-1])
+
+
+def _lifetime_marker(fig, lifetime, label, color=BLACK, dash="dash", y=1.0, yanchor="bottom",
+                     xanchor="center"):
+    """A vertical line at ``lifetime`` on a log x axis, labelled above the plot.
+
+    (Plotly places annotations on log axes in log10 units, so the label is added
+    separately at ``log10(lifetime)``; the line itself takes data units.)
+    """
+    fig.add_vline(x=lifetime, line=dict(color=color, dash=dash, width=1.5))
+    fig.add_annotation(x=float(np.log10(lifetime)), xref="x", y=y, yref="paper", text=label,
+                       showarrow=False, yanchor=yanchor, xanchor=xanchor,
+                       font=dict(color=color, size=12))
+
+
+def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
+    """Train and validation RMSE against lifetime (log axis), constant between cuts.
+
+    The slider's lifetime and the best validation lifetime are marked (the paper's
+    Figure 7 recovers the true lifetime of a Laplace-GP draw this way).
+    """
+    t = _positive_times(path)
+    fig = go.Figure()
+    fig.add_scatter(x=t, y=_steps(path, path.train_rmse), mode="lines", line_shape="hv",
+                    name="train RMSE", line=dict(color=BLUE, width=2))
+    if np.isfinite(path.val_rmse).any():
+        fig.add_scatter(x=t, y=_steps(path, path.val_rmse), mode="lines", line_shape="hv",
+                        name="validation RMSE", line=dict(color=RED, width=2))
+        best = path.best_index
+        fig.add_scatter(x=[max(path.lifetimes[best], t[0])], y=[path.val_rmse[best]],
+                        mode="markers", name=f"best validation: lifetime {path.lifetimes[best]:.3g}",
+                        marker=dict(color=RED, size=12, symbol="star", line=dict(color=BLACK, width=1)))
+    if true_lifetime is not None:
+        _lifetime_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=GREY, dash="dot")
+    if lifetime is not None:
+        _lifetime_marker(fig, max(lifetime, t[0]), f"slider {lifetime:.3g}")
+    fig.update_xaxes(type="log", range=_log_range(path),
+                     title="lifetime \u03bb (inverse kernel width, log scale)")
+    fig.update_yaxes(title="RMSE (target units)")
+    fig.update_layout(legend=dict(x=0.01, y=0.02, xanchor="left", yanchor="bottom"))
+    fig.update_layout(margin=dict(t=80))
+    return styled(fig, title="Error along the lifetime sweep", height=height)
+
+
+def n_features_vs_lifetime(path, lifetime=None, height=300):
+    """Number of Mondrian features (non-empty cells of all trees) against lifetime."""
+    t = _positive_times(path)
+    fig = go.Figure()
+    fig.add_scatter(x=t, y=_steps(path, path.n_features), mode="lines", line_shape="hv",
+                    name="features", line=dict(color=BLACK, width=2), showlegend=False)
+    if lifetime is not None:
+        _lifetime_marker(fig, max(lifetime, t[0]), f"{path.n_features[path.index(lifetime)]} features")
+    fig.update_xaxes(type="log", range=_log_range(path), title="lifetime \u03bb (log scale)")
+    fig.update_yaxes(title="number of features C")
+    return styled(fig, title="Features (+1 per cut)", height=height)
+
+
+def fitted_function_1d(grid, mean, X_train, y_train, X_val=None, y_val=None, std=None,
+                       f_true=None, title="Fitted function", band_label="\u00b12 std",
+                       height=400):
+    """1-D data, the fitted (or predictive) mean and an optional band."""
+    grid = np.ravel(grid)
+    fig = go.Figure()
+    if std is not None:
+        fig.add_scatter(x=np.concatenate([grid, grid[::-1]]),
+                        y=np.concatenate([mean + 2 * std, (mean - 2 * std)[::-1]]),
+                        fill="toself", fillcolor="rgba(19,86,162,0.18)", line=dict(width=0),
+                        name=band_label, hoverinfo="skip")
+    fig.add_scatter(x=np.ravel(X_train), y=y_train, mode="markers", name="train",
+                    marker=dict(color=GREY, size=5, opacity=0.7))
+    if X_val is not None and y_val is not None:
+        fig.add_scatter(x=np.ravel(X_val), y=y_val, mode="markers", name="validation",
+                        marker=dict(color=RED, size=5, symbol="x"))
+    if f_true is not None:
+        fig.add_scatter(x=grid, y=f_true, mode="lines", name="true function",
+                        line=dict(color=BLACK, dash="dot", width=1.5))
+    fig.add_scatter(x=grid, y=mean, mode="lines", name="prediction", line=dict(color=BLUE, width=2.5))
+    fig.update_xaxes(title="x")
+    fig.update_yaxes(title="y")
+    return styled(fig, title=title, height=height)
+
+
+def tree_cut_segments(trees, tree_index, lifetime, lower, upper):
+    """Line segments (x0, y0, x1, y1) of one 2-D tree's cuts made by ``lifetime``.
+
+    Each cut spans its node's region (the root's region is the box
+    ``[lower, upper]``; a child's is its parent's, cut at the split location).
+    """
+    lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+    root = int(trees.roots[tree_index])
+    regions = {root: (lower.copy(), upper.copy())}
+    stack, segs = [root], []
+    while stack:
+        j = stack.pop()
+        if trees.left[j] < 0 or trees.split_time[j] > lifetime:
+            continue
+        lo, up = regions[j]
+        d, loc = int(trees.split_dim[j]), float(trees.split_loc[j])
+        if d == 0:
+            segs.append((loc, lo[1], loc, up[1]))
+        else:
+            segs.append((lo[0], loc, up[0], loc))
+        up_l, lo_r = up.copy(), lo.copy()
+        up_l[d], lo_r[d] = loc, loc
+        regions[int(trees.left[j])] = (lo, up_l)
+        regions[int(trees.right[j])] = (lo_r, up)
+        stack += [int(trees.left[j]), int(trees.right[j])]
+    return np.array(segs).reshape(-1, 4)
+
+
+def prediction_surface_2d(gx, gy, Z, X_train, segments=None, title="Prediction surface",
+                          colorbar_title="prediction", height=520):
+    """Heat map of predictions on a grid with the training points and one tree's cuts."""
+    fig = go.Figure()
+    fig.add_heatmap(x=gx, y=gy, z=Z, colorscale=[[0, BLUE], [0.5, "#FFFFFF"], [1, RED]],
+                    colorbar=dict(title=colorbar_title), zsmooth=False)
+    fig.add_scatter(x=X_train[:, 0], y=X_train[:, 1], mode="markers", name="train",
+                    marker=dict(color=BLACK, size=3, opacity=0.5), showlegend=False)
+    if segments is not None and len(segments):
+        xs, ys = [], []
+        for x0, y0, x1, y1 in segments:
+            xs += [x0, x1, None]
+            ys += [y0, y1, None]
+        fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(color=BLACK, width=2.5),
+                        name="cuts of tree 1", showlegend=False)
+    fig.update_xaxes(title="x1", range=[gx[0], gx[-1]], constrain="domain")
+    fig.update_yaxes(title="x2", range=[gy[0], gy[-1]], scaleanchor="x", scaleratio=1)
+    return styled(fig, title=title, height=height)
+
+
+def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None, height=360):
+    """log p(y | X, lambda) along the sweep (constant between cuts)."""
+    t = _positive_times(path)
+    fig = go.Figure()
+    fig.add_scatter(x=t, y=_steps(path, path.log_marginal_likelihood), mode="lines",
+                    line_shape="hv", name="log marginal likelihood", line=dict(color=BLUE, width=2),
+                    showlegend=False)
+    best = int(np.argmax(path.log_marginal_likelihood))
+    fig.add_scatter(x=[max(path.lifetimes[best], t[0])], y=[path.log_marginal_likelihood[best]],
+                    mode="markers", marker=dict(color=BLUE, size=11, symbol="star"),
+                    name=f"maximum at {path.lifetimes[best]:.3g}", showlegend=True)
+    if true_lifetime is not None:
+        _lifetime_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=GREY, dash="dot")
+    fig.update_xaxes(type="log", range=_log_range(path), title="lifetime \u03bb (log scale)")
+    fig.update_yaxes(title="log p(y | X, \u03bb)  (nats)")
+    fig.update_layout(legend=dict(x=0.99, y=0.02, xanchor="right", yanchor="bottom"))
+    return styled(fig, title="Log marginal likelihood at every cut", height=height)
+
+
+def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, interval=None,
+                     level=0.9, true_lifetime=None, height=420):
+    """Prior and posterior density of the lifetime on one (log-x) plot."""
+    fig = go.Figure()
+    if interval is not None:
+        fig.add_vrect(x0=interval[0], x1=interval[1], fillcolor=YELLOW, opacity=0.45, line_width=0)
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=f"{level:.0%} credible interval",
+                        marker=dict(color=YELLOW, symbol="square", size=12))
+    fig.add_scatter(x=grid, y=prior_pdf, mode="lines", name="prior",
+                    line=dict(color=GREY, width=2, dash="dash"))
+    fig.add_scatter(x=grid, y=posterior_pdf, mode="lines", name="posterior", line_shape="linear",
+                    line=dict(color=BLUE, width=2.5))
+    if mean is not None:
+        _lifetime_marker(fig, mean, f"mean {mean:.3g}", color=BLUE, xanchor="right")
+    if map_ is not None:
+        _lifetime_marker(fig, map_, f"MAP {map_:.3g}", color=RED, dash="dashdot", xanchor="left",
+                         y=0.97, yanchor="top")
+    if true_lifetime is not None:
+        _lifetime_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=BLACK, dash="dot",
+                         y=0.0, yanchor="bottom", xanchor="left")
+    fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)",
+                     range=[float(np.log10(grid[0])), float(np.log10(grid[-1]))])
+    fig.update_yaxes(title="density (per unit \u03bb)", rangemode="tozero")
+    fig.update_layout(legend=dict(x=0.01, y=0.98, xanchor="left", yanchor="top"),
+                      margin=dict(t=80))
+    return styled(fig, title="Prior and posterior over the lifetime", height=height)
+
+
+def error_vs_time(traces, height=420):
+    """The paper's Figure 8: best validation RMSE so far against computation time."""
+    fig = go.Figure()
+    for i, tr in enumerate(traces):
+        color = SERIES[i % len(SERIES)]
+        secs = np.maximum(tr.seconds, 1e-4)
+        fig.add_scatter(x=secs, y=tr.best_so_far, mode="lines", line_shape="hv", name=tr.method,
+                        line=dict(color=color, width=2.5))
+        if tr.lifetimes.size < 50:
+            fig.add_scatter(x=secs, y=tr.val_rmse, mode="markers", showlegend=False,
+                            marker=dict(color=color, size=7, opacity=0.6),
+                            text=[f"\u03bb = {v:.3g}" for v in tr.lifetimes],
+                            hovertemplate="%{text}<br>%{x:.3f} s<br>RMSE %{y:.4g}<extra></extra>")
+    fig.update_xaxes(type="log", title="computation time (s, log scale)")
+    fig.update_yaxes(title="validation RMSE (best so far)")
+    fig.update_layout(legend=dict(x=0.99, y=0.98, xanchor="right", yanchor="top"))
+    return styled(fig, title="Validation error against computation time", height=height)
+
+
+def split_sizes(sizes, height=170):
+    """A horizontal bar of the train / validation / test sizes."""
+    fig = go.Figure()
+    colors = {"train": BLUE, "validation": RED, "test": LIGHT_GREY}
+    for name, n in sizes.items():
+        fig.add_bar(y=["split"], x=[n], orientation="h", name=f"{name}: {n}",
+                    marker_color=colors.get(name, GREY), text=[f"{name} {n}"], textposition="inside")
+    fig.update_layout(barmode="stack", margin=dict(l=10, r=10, t=40, b=10), showlegend=False)
+    fig.update_xaxes(title=None, showticklabels=False, showline=False)
+    fig.update_yaxes(showticklabels=False, showline=False)
+    return styled(fig, title="Data split (points)", height=height)

@@ -1,0 +1,265 @@
+"""Bayesian learning of the Mondrian kernel's lifetime (inverse width).
+
+Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+Supplement B. The features, hence the marginal likelihood ``L(lambda) =
+p(y | X, lambda)``, are constant on each interval ``[tau_c, tau_{c+1})`` between
+consecutive cut times, so with a prior ``p(lambda)`` with CDF ``F``
+
+    P(tau_c <= lambda < tau_{c+1} | y) = L(tau_c) (F(tau_{c+1}) - F(tau_c)) / Z,
+
+and the predictive is the mixture over intervals with these weights. The last
+interval is ``[tau_last, inf)``: beyond the terminal lifetime of the sweep the
+features are taken to be those at ``tau_last`` (choose the terminal lifetime so that
+the prior puts little mass beyond it; :attr:`LifetimePosterior.mass_beyond_terminal`
+reports how much it does).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, stats
+from scipy.special import logsumexp
+
+from mondrian_core.errors import InputError
+
+__all__ = ["LifetimePosterior", "lifetime_posterior", "make_prior"]
+
+
+def make_prior(kind: str, **params):
+    """A frozen ``scipy.stats`` lifetime prior by name.
+
+    ``kind="exponential"`` (``mean``), ``"gamma"`` (``shape``, ``mean``) or
+    ``"log-uniform"`` (``low``, ``high``).
+    """
+    try:
+        if kind == "exponential":
+            mean = float(params["mean"])
+            _positive(mean=mean)
+            return stats.expon(scale=mean)
+        if kind == "gamma":
+            shape, mean = float(params["shape"]), float(params["mean"])
+            _positive(shape=shape, mean=mean)
+            return stats.gamma(shape, scale=mean / shape)
+        if kind == "log-uniform":
+            low, high = float(params["low"]), float(params["high"])
+            _positive(low=low, high=high)
+            if not low < high:
+                raise InputError(f"The log-uniform prior needs low < high, got {low:g} >= {high:g}.")
+            return stats.loguniform(low, high)
+    except KeyError as err:
+        raise InputError(f"The {kind} prior needs the parameter {err.args[0]!r}.") from None
+    raise InputError(f"Unknown prior {kind!r}; choose exponential, gamma or log-uniform.")
+
+
+def _positive(**values):
+    for name, v in values.items():
+        if not (np.isfinite(v) and v > 0):
+            raise InputError(f"The prior's {name} must be a positive number, got {v:g}.")
+
+
+def _log_mass(prior, a, b):
+    """``log(F(b) - F(a))`` for arrays ``a < b``, stable in both tails."""
+    a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
+    out = np.empty(a.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lower = prior.cdf(a) < 0.5
+        la, lb = prior.logcdf(a[lower]), prior.logcdf(b[lower])
+        out[lower] = lb + np.log1p(-np.exp(la - lb))
+        up = ~lower
+        sa, sb = prior.logsf(a[up]), prior.logsf(b[up])
+        out[up] = sa + np.log1p(-np.exp(sb - sa))
+    out[~np.isfinite(out) | np.isnan(out)] = -np.inf
+    return out
+
+
+def _family(prior):
+    return getattr(getattr(prior, "dist", None), "name", None)
+
+
+def _conditional_means(prior, a, b):
+    """``E[lambda | a <= lambda < b]`` under the prior, closed form where known."""
+    name = _family(prior)
+    args, kwds = prior.args, dict(prior.kwds)
+    loc, scale = kwds.pop("loc", 0.0), kwds.pop("scale", 1.0)
+    if name in ("expon", "gamma"):
+        shape = 1.0 if name == "expon" else (args[0] if args else kwds["a"])
+        lower = _log_mass(prior, a, b)
+        upper = _log_mass(stats.gamma(shape + 1.0, loc=loc, scale=scale), a, b)
+        # E[(lambda - loc) 1{a<lambda<b}] = shape * scale * (G_{k+1}(b) - G_{k+1}(a))
+        return loc + shape * scale * np.exp(upper - lower)
+    if name in ("loguniform", "reciprocal") and loc == 0.0:
+        lo, hi = prior.support()
+        aa, bb = np.clip(a, lo, hi), np.clip(b, lo, hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = (bb - aa) / (np.log(bb) - np.log(aa))
+        return np.where(bb > aa, m, aa)
+    return np.array([prior.expect(lambda x: x, lb=lo, ub=hi, conditional=True)
+                     for lo, hi in zip(a, b)])
+
+
+def _mode(prior):
+    """The prior density's maximiser (priors are taken to be unimodal)."""
+    name = _family(prior)
+    kwds = dict(prior.kwds)
+    loc, scale = kwds.get("loc", 0.0), kwds.get("scale", 1.0)
+    if name == "expon":
+        return loc
+    if name == "gamma":
+        shape = prior.args[0] if prior.args else kwds["a"]
+        return loc + max(shape - 1.0, 0.0) * scale
+    if name in ("loguniform", "reciprocal"):
+        return prior.support()[0]
+    lo, hi = prior.ppf([1e-6, 1 - 1e-6])
+    res = optimize.minimize_scalar(lambda x: -prior.logpdf(x), bounds=(lo, hi), method="bounded")
+    return float(res.x)
+
+
+@dataclass
+class LifetimePosterior:
+    """Posterior over the lifetime given a :class:`~mondrian_core.sweep.LifetimePath`.
+
+    Attributes
+    ----------
+    lower, upper : (C,) arrays
+        The intervals ``[tau_c, tau_{c+1})``; the last upper end is ``inf``.
+    interval_mass : (C,) array
+        Posterior probability of each interval (sums to one).
+    log_evidence : float
+        ``log p(y | X) = log sum_c L(tau_c) (F(tau_{c+1}) - F(tau_c))``.
+    """
+
+    path: object
+    prior: object
+    lower: np.ndarray
+    upper: np.ndarray
+    log_prior_mass: np.ndarray
+    interval_mass: np.ndarray
+    log_evidence: float
+
+    @property
+    def mass_beyond_terminal(self) -> float:
+        """Prior probability of lifetimes above the sweep's terminal lifetime."""
+        return float(self.prior.sf(self.path.terminal_lifetime))
+
+    @property
+    def mean(self) -> float:
+        """Posterior mean: sum of interval masses times the prior's conditional means."""
+        keep = self.interval_mass > 0
+        cm = _conditional_means(self.prior, self.lower[keep], self.upper[keep])
+        return float(np.sum(self.interval_mass[keep] * cm))
+
+    @property
+    def map(self) -> float:
+        """The maximiser of the posterior density ``p(lambda) L(tau_c)`` (piecewise).
+
+        Within an interval the posterior density is the prior density times a
+        constant, so its maximiser there is the prior's mode clipped to the interval
+        (unimodal priors); the MAP is the best of these over intervals. Where the best
+        point is an interval's open right end, the density's supremum is approached
+        there and that end point is reported.
+        """
+        mode = _mode(self.prior)
+        ok = np.isfinite(self.log_prior_mass)
+        lo, hi = self.lower[ok], self.upper[ok]
+        cand = np.clip(mode, lo, hi)
+        with np.errstate(divide="ignore"):
+            dens = self.prior.logpdf(cand)
+            # a density that is infinite at 0 (gamma shape < 1) has its MAP there
+            score = dens + self.path.log_marginal_likelihood[ok]
+        return float(cand[int(np.nanargmax(score))])
+
+    def quantile(self, q: float) -> float:
+        """Posterior quantile, inverting the piecewise CDF through the prior's ppf."""
+        if not 0.0 < q < 1.0:
+            raise InputError(f"A quantile level must be in (0, 1), got {q}.")
+        cum = np.cumsum(self.interval_mass)
+        c = int(min(np.searchsorted(cum, q, side="left"), cum.size - 1))
+        before = cum[c - 1] if c > 0 else 0.0
+        frac = np.clip((q - before) / self.interval_mass[c], 0.0, 1.0)
+        a, b = self.lower[c], self.upper[c]
+        Fa, Fb = self.prior.cdf(a), self.prior.cdf(b)
+        if Fa < 0.5:
+            value = self.prior.ppf(Fa + frac * (Fb - Fa))
+        else:  # through the survival function, accurate in the upper tail
+            Sa, Sb = self.prior.sf(a), self.prior.sf(b)
+            value = self.prior.isf(Sa - frac * (Sa - Sb))
+        return float(np.clip(value, a, b))
+
+    def credible_interval(self, level: float = 0.9) -> tuple[float, float]:
+        """Equal-tailed credible interval of probability ``level``."""
+        if not 0.0 < level < 1.0:
+            raise InputError(f"The credible level must be in (0, 1), got {level}.")
+        return self.quantile((1 - level) / 2), self.quantile((1 + level) / 2)
+
+    def density(self, grid) -> np.ndarray:
+        """Posterior density on ``grid``: prior pdf times ``L(tau_c) / p(y)``."""
+        grid = np.asarray(grid, dtype=float)
+        c = np.clip(np.searchsorted(self.lower, grid, side="right") - 1, 0, self.lower.size - 1)
+        log_l = self.path.log_marginal_likelihood[c] - self.log_evidence
+        with np.errstate(divide="ignore"):
+            return np.exp(self.prior.logpdf(grid) + log_l)
+
+    def components(self, tol: float = 1e-10) -> np.ndarray:
+        """Indices of the intervals that hold all but at most ``tol`` of the mass."""
+        order = np.argsort(self.interval_mass)[::-1]
+        cum = np.cumsum(self.interval_mass[order])
+        n = int(np.searchsorted(cum, 1.0 - tol, side="left")) + 1
+        return np.sort(order[:min(n, order.size)])
+
+    def predict(self, X, return_std=False, include_noise=True, tol=1e-10):
+        """The mixture predictive of Supplement B.
+
+        Mean ``sum_c k_c m_c(x)``; with ``return_std`` the mixture's standard
+        deviation ``sqrt(sum_c k_c (v_c + m_c^2) - mean^2)`` where ``v_c`` is the
+        per-interval predictive variance (of ``y`` when ``include_noise``, else of the
+        latent function). Intervals holding less than ``tol`` of the mass in total are
+        left out and the rest renormalised.
+        """
+        idx = self.components(tol)
+        w = self.interval_mass[idx] / self.interval_mass[idx].sum()
+        mean = 0.0
+        second = 0.0
+        for weight, c in zip(w, idx):
+            t = self.path.lifetimes[c]
+            if return_std:
+                m, s = self.path.predict(X, t, return_std=True, include_noise=include_noise)
+                second = second + weight * (s ** 2 + m ** 2)
+            else:
+                m = self.path.predict(X, t)
+            mean = mean + weight * m
+        if not return_std:
+            return mean
+        return mean, np.sqrt(np.maximum(second - mean ** 2, 0.0))
+
+
+def lifetime_posterior(path, prior) -> LifetimePosterior:
+    """Posterior over the lifetime from a swept path and a prior (Supplement B).
+
+    Parameters
+    ----------
+    path : LifetimePath
+        From :func:`~mondrian_core.sweep.lifetime_path`; its
+        ``log_marginal_likelihood`` at each cut time ``tau_c``.
+    prior : frozen ``scipy.stats`` distribution on ``[0, inf)``
+        E.g. ``scipy.stats.expon(scale=2)``, ``scipy.stats.gamma(2, scale=1)``,
+        ``scipy.stats.loguniform(0.1, 10)`` (see :func:`make_prior`).
+
+    Returns
+    -------
+    LifetimePosterior
+    """
+    if not hasattr(prior, "logcdf"):
+        raise InputError("prior must be a frozen scipy.stats distribution.")
+    if prior.support()[0] < 0:
+        raise InputError("The lifetime prior must live on [0, inf).")
+    lower = np.asarray(path.lifetimes, dtype=float)
+    upper = np.append(lower[1:], np.inf)
+    log_prior = _log_mass(prior, lower, upper)
+    log_w = np.asarray(path.log_marginal_likelihood, float) + log_prior
+    if not np.isfinite(log_w).any():
+        raise InputError("The prior puts no mass on the swept lifetimes; widen its range.")
+    log_z = float(logsumexp(log_w))
+    mass = np.exp(log_w - log_z)
+    return LifetimePosterior(path=path, prior=prior, lower=lower, upper=upper,
+                             log_prior_mass=log_prior, interval_mass=mass, log_evidence=log_z)

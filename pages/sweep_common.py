@@ -1,0 +1,102 @@
+"""Widgets shared by the "Lifetime sweep" and "Lifetime posterior" pages: the data
+source, the split and the cached sweep. Widgets, layout and text only."""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import streamlit as st
+
+from mondrian_core import lifetime_path
+from mondrian_core.sweep import lifetime_for_cells
+from mondrian_core.datasets import train_val_test_split
+from mondrian_core.figures.sweep import split_sizes
+from pages.common import seed_control, show_figure, url_number, url_slider
+from pages.common_data import REGRESSION_KINDS, data_source_picker
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _split(_dataset, key, seed):
+    return train_val_test_split(_dataset, (0.6, 0.2, 0.2), random_state=seed)
+
+
+def pick_data(container):
+    """Data source (the shared picker) and a seeded 60/20/20 split.
+
+    Returns (train, val, test, name, true_lifetime, key, seed); ``key`` identifies
+    the data for caching.
+    """
+    data = data_source_picker("data", kinds=REGRESSION_KINDS, container=container,
+                              standardize=True, standardize_target=True)
+    seed = seed_control("seed", default=0, container=container)
+    container.caption("The seed draws the split and the Mondrians.")
+    key = (data.name, data.n_samples, data.n_features, hash(data.X.tobytes()),
+           hash(data.y.tobytes()))
+    train, val, test = _split(data, key, seed)
+    return train, val, test, data.name, data.true_lifetime, key, seed
+
+
+def model_controls(container, train):
+    """Mondrian sweep settings; returns a dict of keyword arguments.
+
+    The terminal lifetime is chosen through the expected number of cells per tree it
+    gives on the training data's box, so one setting suits every data set.
+    """
+    n_trees = url_slider("Mondrian trees M", "trees", min_value=5, max_value=100, default=50,
+                         step=5, container=container)
+    cells = url_slider("Cells per tree at the terminal lifetime (expected)", "cells",
+                       min_value=5, max_value=400, default=60, step=5, container=container,
+                       help="Sets the terminal lifetime \u039b: a Mondrian of the data's box "
+                            "has this many cells on average at \u039b.")
+    terminal = float(f"{lifetime_for_cells(train.X, cells):.3g}")
+    container.caption(f"Terminal lifetime \u039b = {terminal:g} (the sweep covers 0 \u2192 \u039b).")
+    noise_var = url_number("Noise variance \u03c3\u00b2\u2099", "noise_var", min_value=1e-4,
+                           max_value=10.0, default=0.01, step=0.01, format="%.4f",
+                           container=container)
+    prior_var = url_number("Weight prior variance \u03c3\u00b2_w", "prior_var", min_value=1e-3,
+                           max_value=100.0, default=1.0, step=0.1, container=container)
+    return dict(n_trees=n_trees, terminal_lifetime=terminal, noise_variance=noise_var,
+                prior_variance=prior_var)
+
+
+@st.cache_resource(show_spinner=False)
+def _store():
+    """Per-server store of slow results (swept paths, Figure 8 searches): a resource, so
+    a path is not copied on every rerun (it is large and read-only, and a slider move
+    must answer from it within 200 ms). Kept by hand rather than with ``st.cache_data``
+    because the computation reports to a progress bar created outside it."""
+    return {}
+
+
+def cached_with_progress(kind, key, compute, text, max_entries=4):
+    """``compute(progress)`` once per ``key`` (a few kept per ``kind``), with a progress bar."""
+    store = _store().setdefault(kind, OrderedDict())
+    if key in store:
+        store.move_to_end(key)
+        return store[key]
+    bar = st.progress(0.0, text=text)
+    try:
+        value = compute(lambda f: bar.progress(min(float(f), 1.0), text=f"{text} {min(f, 1.0):.0%}"))
+    finally:
+        bar.empty()
+    store[key] = value
+    while len(store) > max_entries:
+        store.popitem(last=False)
+    return value
+
+
+def run_sweep(train, val, key, settings, seed):
+    """The cached sweep, with a progress bar while it runs."""
+    return cached_with_progress(
+        "sweep", (key, tuple(sorted(settings.items())), seed),
+        lambda progress: lifetime_path(train.X, train.y, val.X, val.y, random_state=seed,
+                                       progress=progress, **settings),
+        "Sweeping the lifetime: walking the cut events\u2026")
+
+
+def show_split(train, val, test, name):
+    show_figure(split_sizes({"train": train.n_samples, "validation": val.n_samples,
+                             "test": test.n_samples}), "split", params={"data": name})
+    st.caption(f"**{name}**: {train.n_samples} train / {val.n_samples} validation / "
+               f"{test.n_samples} test points (random 60/20/20 split from the seed). The sweep "
+               "fits on train, picks the lifetime on validation; test is held out.")
+
+

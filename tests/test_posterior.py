@@ -1,0 +1,102 @@
+"""The Supplement B lifetime posterior against brute-force numerical integration."""
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from mondrian_core import InputError, lifetime_path, lifetime_posterior
+from mondrian_core.datasets import laplace_gp
+from mondrian_core.posterior import make_prior
+
+PRIORS = [stats.expon(scale=3.0), stats.gamma(2.5, scale=2.0), stats.loguniform(0.5, 15.0)]
+
+
+@pytest.fixture(scope="module")
+def path():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 1))
+    y = np.sin(6 * X[:, 0]) + 0.1 * rng.standard_normal(60)
+    return lifetime_path(X, y, terminal_lifetime=20.0, n_trees=4, noise_variance=0.01,
+                         prior_variance=1.0, random_state=0)
+
+
+def _brute(path, prior, fn=lambda x: 1.0):
+    """sum_c L(tau_c) int_{tau_c}^{tau_{c+1}} fn(x) p(x) dx, interval by interval with quad."""
+    L = np.exp(path.log_marginal_likelihood - path.log_marginal_likelihood.max())
+    edges = np.append(path.lifetimes, np.inf)
+    return np.array([integrate.quad(lambda x: fn(x) * prior.pdf(x), a, b, epsabs=0, epsrel=1e-11,
+                                    limit=200)[0] for a, b in zip(edges[:-1], edges[1:])]) * L
+
+
+@pytest.mark.parametrize("prior", PRIORS, ids=["exponential", "gamma", "log-uniform"])
+def test_interval_masses_and_mean_match_numerical_integration(path, prior):
+    post = lifetime_posterior(path, prior)
+    mass = _brute(path, prior)
+    np.testing.assert_allclose(post.interval_mass, mass / mass.sum(), rtol=1e-7, atol=1e-12)
+    mean = _brute(path, prior, lambda x: x).sum() / mass.sum()
+    np.testing.assert_allclose(post.mean, mean, rtol=1e-7)
+
+
+@pytest.mark.parametrize("prior", PRIORS, ids=["exponential", "gamma", "log-uniform"])
+def test_credible_interval_inverts_the_posterior_cdf(path, prior):
+    post = lifetime_posterior(path, prior)
+    lo, hi = post.credible_interval(0.9)
+    total = _brute(path, prior).sum()
+
+    def cdf(v):
+        return _brute_cdf(path, prior, v) / total
+
+    np.testing.assert_allclose([cdf(lo), cdf(hi)], [0.05, 0.95], atol=1e-7)
+
+
+def _brute_cdf(path, prior, v):
+    L = np.exp(path.log_marginal_likelihood - path.log_marginal_likelihood.max())
+    edges = np.append(path.lifetimes, np.inf)
+    return sum(Lc * integrate.quad(prior.pdf, a, min(b, v), epsabs=0, epsrel=1e-11)[0]
+               for a, b, Lc in zip(edges[:-1], edges[1:], L) if a < v)
+
+
+@pytest.mark.parametrize("prior", PRIORS, ids=["exponential", "gamma", "log-uniform"])
+def test_map_maximises_the_posterior_density(path, prior):
+    post = lifetime_posterior(path, prior)
+    grid = np.concatenate([np.linspace(1e-9, 25, 200_001), path.lifetimes])
+    dens = post.density(grid)
+    # the MAP's density is at least the grid's best (the MAP may sit on an open end)
+    best = post.density(np.array([post.map, np.nextafter(post.map, 0)])).max()
+    assert best >= dens.max() * (1 - 1e-12)
+    # and the density integrates to one (sanity of the normalisation)
+    fine = np.sort(grid)
+    assert abs(np.trapezoid(post.density(fine), fine) + prior.sf(25.0) * 0 - 1) < 2e-2
+
+
+def test_mixture_predictive_is_the_weighted_sum(path):
+    post = lifetime_posterior(path, stats.gamma(3.0, scale=2.0))
+    X = np.linspace(0, 1, 7)[:, None]
+    mean, std = post.predict(X, return_std=True, tol=0.0)
+    idx = np.flatnonzero(post.interval_mass > 0)
+    w = post.interval_mass[idx] / post.interval_mass[idx].sum()
+    ms, vs = zip(*[path.predict(X, path.lifetimes[c], return_std=True, include_noise=True) for c in idx])
+    ms, vs = np.array(ms), np.array(vs)
+    np.testing.assert_allclose(mean, w @ ms, rtol=1e-10)
+    np.testing.assert_allclose(std ** 2, w @ (vs ** 2 + ms ** 2) - (w @ ms) ** 2, rtol=1e-8)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_lifetime_of_a_laplace_gp_draw_is_recovered(seed):
+    true = 5.0
+    data = laplace_gp(300, n_dims=1, lifetime=true, noise_std=0.1, random_state=seed)
+    # the GP's own noise and signal variances; M = 100 trees (with fewer, the rougher
+    # finite-M kernel pulls the evidence towards larger lifetimes)
+    path = lifetime_path(data.X, data.y, terminal_lifetime=20.0, n_trees=100, noise_variance=0.01,
+                         prior_variance=1.0, random_state=seed)
+    post = lifetime_posterior(path, stats.loguniform(0.05, 20.0))
+    assert true / 3 <= post.mean <= true * 3, post.mean
+    assert true / 3 <= post.map <= true * 3, post.map
+
+
+def test_make_prior_and_bad_priors():
+    assert make_prior("gamma", shape=2.0, mean=3.0).mean() == pytest.approx(3.0)
+    assert make_prior("exponential", mean=2.0).mean() == pytest.approx(2.0)
+    with pytest.raises(InputError, match="low < high"):
+        make_prior("log-uniform", low=5.0, high=1.0)
+    with pytest.raises(InputError, match="positive"):
+        make_prior("exponential", mean=-1.0)
