@@ -7,3 +7,6 @@ from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
 
 __all__ = ["check_random_state", "InputError"]
+from mondrian_core.forest import MondrianForestClassifier, MondrianForestRegressor
+
+__all__ += ["MondrianForestRegressor", "MondrianForestClassifier"]
