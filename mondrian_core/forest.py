@@ -564,6 +564,9 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         The standard deviation is that of the forest's predictive mixture
         (equal-weight mixture of the trees' predictive distributions, each the
         closed-form mixture over where X branches off), including the noise.
+        Far from the data every tree branches off at the root and the prediction
+        tends to the prior, ``N(m, prior_variance + noise_variance)``; on the way
+        the mixture's std may overshoot that level slightly.
         """
         check_is_fitted(self, "trees_")
         X = _validate_X(X, self.n_features_in_)
