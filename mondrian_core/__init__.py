@@ -7,6 +7,36 @@ from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
 
 __all__ = ["check_random_state", "InputError"]
-from mondrian_core.forest import MondrianForestClassifier, MondrianForestRegressor
+
+# datasets: seeded synthetic generators, bundled real sets, validated CSV upload
+from mondrian_core.datasets import (  # noqa: E402
+    BUNDLED_DATASETS,
+    CsvTable,
+    Dataset,
+    laplace_gp,
+    laplace_gp_sample,
+    load_bundled,
+    load_csv,
+    load_diabetes,
+    load_gapminder,
+    load_tips,
+    read_csv_table,
+    regression_surface_2d,
+    toy_jumps_1d,
+    train_val_test_split,
+    two_moons,
+    two_spirals,
+    uniform_box,
+    xor_blobs,
+)
+
+__all__ += [
+    "BUNDLED_DATASETS", "CsvTable", "Dataset", "laplace_gp", "laplace_gp_sample",
+    "load_bundled", "load_csv", "load_diabetes", "load_gapminder", "load_tips",
+    "read_csv_table", "regression_surface_2d", "toy_jumps_1d", "train_val_test_split",
+    "two_moons", "two_spirals", "uniform_box", "xor_blobs",
+]
+
+from mondrian_core.forest import MondrianForestClassifier, MondrianForestRegressor  # noqa: E402
 
 __all__ += ["MondrianForestRegressor", "MondrianForestClassifier"]
