@@ -40,3 +40,12 @@ __all__ += [
 from mondrian_core.forest import MondrianForestClassifier, MondrianForestRegressor  # noqa: E402
 
 __all__ += ["MondrianForestRegressor", "MondrianForestClassifier"]
+from mondrian_core.kernel_vs_forest import (  # noqa: E402
+    KernelForestPath,
+    KernelForestWeights,
+    kernel_forest_weights,
+    kernel_vs_forest_path,
+)
+
+__all__ += ["KernelForestPath", "KernelForestWeights", "kernel_forest_weights",
+            "kernel_vs_forest_path"]
