@@ -1,0 +1,187 @@
+"""Tests of ``mondrian_core.trees``: structure, distribution, extension."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from mondrian_core.errors import InputError
+from mondrian_core.trees import sample_mondrian_trees
+
+
+def _points(n=40, d=3, seed=0):
+    return np.random.default_rng(seed).random((n, d))
+
+
+def _slow_node(trees, t, x, time):
+    """Walk tree ``t`` from the root following cuts made at or before ``time``."""
+    j = trees.roots[t]
+    while trees.left[j] >= 0 and trees.split_time[j] <= time:
+        j = trees.left[j] if x[trees.split_dim[j]] <= trees.split_loc[j] else trees.right[j]
+    return j
+
+
+@pytest.fixture(scope="module")
+def small():
+    X = _points(40, 3, 0)
+    X[5] = X[6]  # a duplicate point: its pair can never be separated
+    return X, sample_mondrian_trees(X, 30, 4.0, random_state=1)
+
+
+def test_structure_invariants(small):
+    X, T = small
+    n = X.shape[0]
+    assert T.n_trees == 30 and T.n_features_in == 3
+    assert np.array_equal(T.parent[T.roots], np.full(30, -1))
+    assert np.all(T.birth_time[T.roots] == 0) and np.all(T.depth[T.roots] == 0)
+    for t in range(T.n_trees):
+        assert np.array_equal(np.sort(T.order[t]), np.arange(n))
+    for j in range(T.n_nodes):
+        pts = T.order[T.tree[j], T.start[j]:T.stop[j]]
+        assert pts.size == T.n_points[j] > 0
+        np.testing.assert_array_equal(T.lower[j], X[pts].min(0))
+        np.testing.assert_array_equal(T.upper[j], X[pts].max(0))
+        if T.left[j] < 0:
+            assert T.right[j] < 0 and T.split_time[j] == np.inf
+            assert T.split_dim[j] == -1 and np.isnan(T.split_loc[j])
+            assert np.all(T.leaf_of_point[T.tree[j], pts] == j)
+            continue
+        lc, rc = T.left[j], T.right[j]
+        assert T.birth_time[j] < T.split_time[j] < T.lifetime
+        d, loc = T.split_dim[j], T.split_loc[j]
+        assert T.lower[j, d] <= loc < T.upper[j, d]
+        for c in (lc, rc):
+            assert T.parent[c] == j and T.tree[c] == T.tree[j] and T.depth[c] == T.depth[j] + 1
+            assert T.birth_time[c] == T.split_time[j]
+        # children partition the parent's contiguous block, left first, both non-empty
+        assert T.start[lc] == T.start[j] and T.stop[lc] == T.start[rc] and T.stop[rc] == T.stop[j]
+        assert T.n_points[lc] > 0 and T.n_points[rc] > 0
+        lp = T.order[T.tree[j], T.start[lc]:T.stop[lc]]
+        rp = T.order[T.tree[j], T.start[rc]:T.stop[rc]]
+        assert np.all(X[lp, d] <= loc) and np.all(X[rp, d] > loc)
+    # the duplicate pair is always in one leaf
+    assert np.array_equal(T.leaf_of_point[:, 5], T.leaf_of_point[:, 6])
+    # coinciding points: a leaf of a single repeated point is never cut
+    assert np.all(T.is_leaf[T.upper.sum(1) - T.lower.sum(1) == 0])
+
+
+def test_deterministic_for_seed():
+    X = _points(30, 2, 3)
+    a = sample_mondrian_trees(X, 5, 3.0, random_state=7)
+    b = sample_mondrian_trees(X, 5, 3.0, random_state=7)
+    np.testing.assert_array_equal(a.split_time, b.split_time)
+    np.testing.assert_array_equal(a.leaf_of_point, b.leaf_of_point)
+
+
+def test_root_split_time_and_dimension():
+    X = _points(6, 3, 2) * np.array([1.0, 2.0, 0.5])
+    side = X.max(0) - X.min(0)
+    T = sample_mondrian_trees(X, 3000, 50.0, random_state=3)
+    tau = T.split_time[T.roots]
+    assert np.all(np.isfinite(tau))  # lifetime 50 >> 1 / rate: every root is cut
+    p = stats.kstest(tau, "expon", args=(0, 1 / side.sum())).pvalue
+    assert p > 1e-3
+    counts = np.bincount(T.split_dim[T.roots], minlength=3)
+    p = stats.chisquare(counts, side / side.sum() * counts.sum()).pvalue
+    assert p > 1e-3
+    # location uniform in the extent of the chosen dimension
+    d = T.split_dim[T.roots]
+    u = (T.split_loc[T.roots] - T.lower[T.roots, d]) / side[d]
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+
+
+def test_child_split_time_is_exponential_after_birth():
+    """Each node's waiting time is Exp(linear dimension of its own points' box)."""
+    X = _points(8, 2, 4)
+    T = sample_mondrian_trees(X, 2000, 1e3, random_state=5)
+    inner = np.flatnonzero((T.depth > 0) & ((T.upper - T.lower).sum(1) > 0))
+    wait = (T.split_time[inner] - T.birth_time[inner]) * (T.upper[inner] - T.lower[inner]).sum(1)
+    assert stats.kstest(wait, "expon").pvalue > 1e-3
+
+
+@pytest.mark.parametrize("time", [0.0, 0.3, 1.5, 4.0])
+def test_nodes_at_matches_slow_walk(small, time):
+    X, T = small
+    nodes = T.nodes_at(time)
+    slow = np.array([[_slow_node(T, t, x, time) for x in X] for t in range(T.n_trees)])
+    np.testing.assert_array_equal(nodes, slow)
+    alive = T.alive_at(time)
+    assert np.all(alive[nodes])
+    # the alive nodes are exactly the cells at `time`, each holding its points
+    assert alive.sum() == np.unique(nodes).size
+    assert np.array_equal(T.n_cells(time), np.array([np.unique(r).size for r in nodes]))
+
+
+def test_events_sorted(small):
+    _, T = small
+    ev = T.events()
+    assert ev.size == (T.left >= 0).sum()
+    assert np.all(np.diff(T.split_time[ev]) >= 0)
+
+
+@pytest.mark.parametrize("time", [0.0, 1.0, 4.0])
+def test_apply_on_fitted_points_never_branches(small, time):
+    X, T = small
+    nodes, branched = T.apply(X, time=time, random_state=0)
+    assert not branched.any()
+    np.testing.assert_array_equal(nodes, T.nodes_at(time))
+
+
+def test_apply_new_points_slow_walk_and_determinism(small):
+    X, T = small
+    Xn = _points(15, 3, 9) * 1.4 - 0.2
+    nodes, branched = T.apply(Xn, time=2.0, random_state=4)
+    n2, b2 = T.apply(Xn, time=2.0, random_state=4)
+    np.testing.assert_array_equal(nodes, n2)
+    np.testing.assert_array_equal(branched, b2)
+    # where the point did not branch it sits in the node a cut-following walk reaches
+    for t in range(T.n_trees):
+        for i, x in enumerate(Xn):
+            if not branched[t, i]:
+                assert nodes[t, i] == _slow_node(T, t, x, 2.0)
+            else:  # branched above a node on its path, alive at (or before) 2.0
+                assert T.birth_time[nodes[t, i]] < 2.0
+
+
+def test_apply_keeps_laplace_link():
+    """P(fitted x' and new x share a cell at t) = exp(-t ||x - x'||_1)."""
+    rng = np.random.default_rng(11)
+    X = rng.random((25, 2))
+    M = 4000
+    T = sample_mondrian_trees(X, M, 3.0, random_state=12)
+    Xn = np.array([[0.5, 0.5], [1.3, -0.2], [0.1, 0.9], [-0.4, 0.4]])
+    for time in (0.8, 3.0):
+        nodes, branched = T.apply(Xn, time=time, random_state=13)
+        fitted = T.nodes_at(time)
+        for i in range(len(Xn)):
+            for k in (0, 7, 19):
+                share = (~branched[:, i]) & (nodes[:, i] == fitted[:, k])
+                p = np.exp(-time * np.abs(Xn[i] - X[k]).sum())
+                se = np.sqrt(max(p * (1 - p), 1e-4) / M)
+                assert abs(share.mean() - p) < 4.5 * se, (time, i, k, share.mean(), p)
+
+
+def test_fitted_pairs_follow_laplace_link():
+    X = np.array([[0.0, 0.0], [0.2, 0.1], [0.7, 0.3], [0.1, 0.9]])
+    M, t = 6000, 2.0
+    T = sample_mondrian_trees(X, M, t, random_state=21)
+    leaf = T.leaf_of_point
+    for a, b in [(0, 1), (0, 2), (1, 3)]:
+        p = np.exp(-t * np.abs(X[a] - X[b]).sum())
+        frac = (leaf[:, a] == leaf[:, b]).mean()
+        assert abs(frac - p) < 4.5 * np.sqrt(p * (1 - p) / M)
+
+
+def test_bad_input():
+    with pytest.raises(InputError):
+        sample_mondrian_trees(np.zeros((0, 2)), 3, 1.0)
+    with pytest.raises(InputError):
+        sample_mondrian_trees(np.ones((3, 2)), 0, 1.0)
+    with pytest.raises(InputError):
+        sample_mondrian_trees(np.ones((3, 2)), 3, -1.0)
+    T = sample_mondrian_trees(np.ones((3, 2)), 3, 1.0, random_state=0)
+    assert T.n_nodes == 3  # all points coincide: roots are never cut
+    with pytest.raises(InputError):
+        T.nodes_at(2.0)
+    with pytest.raises(InputError):
+        T.apply(np.ones((2, 3)))
