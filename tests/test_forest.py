@@ -321,3 +321,52 @@ def test_input_errors():
         MondrianForestRegressor(random_state=0).partial_fit([[0.0, 1.0]], [0.0]).predict([[0.0]])
     with pytest.raises(InputError, match="NaN"):
         MondrianForestRegressor().partial_fit([[np.nan]], [0.0])
+
+
+# ------------------------------------------------------------------ online == batch
+
+
+def _summaries(f):
+    s = f.tree_summary()
+    a = f.trees_.arrays()
+    root_time = np.minimum(a["split_time"][a["roots"]], f.lifetime)
+    return {"n_leaves": s["n_leaves"], "max_depth": s["max_depth"], "root_time": root_time,
+            "split_times": np.concatenate(s["split_times"])}
+
+
+@pytest.mark.parametrize("how", ["online", "batch then online"])
+def test_online_and_batch_trees_agree_in_distribution(how):
+    """Two-sample KS tests over 500 independent trees each (p > 1e-3 with fixed seeds)."""
+    X, y = _data(30, seed=30)
+    lam, M = 3.0, 500
+    batch = MondrianForestRegressor(M, lam, random_state=31).fit(X, y)
+    other = MondrianForestRegressor(M, lam, random_state=32)
+    if how == "online":
+        other.partial_fit(X, y)
+    else:
+        other.fit(X[:12], y[:12]).partial_fit(X[12:], y[12:])
+    sb, so = _summaries(batch), _summaries(other)
+    for key in sb:
+        assert stats.ks_2samp(sb[key], so[key]).pvalue > 1e-3, key
+    # and both agree with theory for the first cut of the root
+    rate = np.ptp(X, axis=0).sum()
+    for s in (sb, so):
+        t = s["root_time"]
+        cut = t < lam
+        assert abs(cut.mean() - (1 - math.exp(-rate * lam))) < 4 * math.sqrt(
+            math.exp(-rate * lam) * (1 - math.exp(-rate * lam)) / M) + 1e-12
+
+
+def test_batch_fit_leaf_values_and_stats():
+    X, y = _data(70, seed=33)
+    f = MondrianForestRegressor(3, 3.0, random_state=34, smoothing="none", noise_variance=0.2,
+                                prior_variance=0.5).fit(X, y)
+    a = f.trees_.arrays()
+    values = f.leaf_values()
+    for m in range(3):
+        which = _leaf_of(a, a["roots"][m], X)
+        for leaf in np.unique(which):
+            sel = which == leaf
+            assert a["stats"][leaf, 0] == sel.sum()
+            expected = (y[sel] - y.mean()).sum() / (sel.sum() + 0.4) + y.mean()
+            assert values[leaf] == pytest.approx(expected, abs=1e-12)
