@@ -16,6 +16,13 @@ class View:
 
 # One entry per page, in reading order. Each page's file says what it shows.
 VIEWS: list[View] = [
+    View("pages/kernel_vs_forest.py", "Kernel vs forest", ":material/compare_arrows:",
+         "The same Mondrian trees fitted jointly (Mondrian kernel) or tree by tree "
+         "(Mondrian forest): test error against lifetime and the weights each learns "
+         "(the paper's Figures 9 and 10)."),
+    View("pages/online_forest.py", "Online Mondrian forest", ":material/stream:",
+         "Points arrive in mini-batches: watch a tree grow by the conditional Mondrian, "
+         "compare with retrained random forests, and see uncertainty rise away from the data."),
 ]
 
 

@@ -1,0 +1,157 @@
+"""Online Mondrian forest: mini-batches, one tree's partition growing, accuracy, uncertainty."""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from mondrian_core import datasets
+from mondrian_core.figures import forest as figs
+from mondrian_core.online import online_run, uncertainty_maps
+from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
+                          url_toggle, user_errors)
+
+DATA = {
+    "two moons (classification)": ("two_moons", {"noise": 0.2}),
+    "two spirals (classification)": ("two_spirals", {"noise": 0.05}),
+    "XOR (classification)": ("xor_blobs", {"noise": 0.1}),
+    "2-D surface (regression)": ("regression_surface_2d", {"noise_std": 0.1}),
+}
+REGIONS = {
+    "left half": ((0.0, 0.0), (0.5, 1.0)),
+    "centre square": ((0.25, 0.25), (0.75, 0.75)),
+    "bottom-left quarter": ((0.0, 0.0), (0.5, 0.5)),
+}
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _data(name: str, n: int, seed: int):
+    fn, kwargs = DATA[name]
+    train = getattr(datasets, fn)(n, random_state=seed, **kwargs)
+    test = getattr(datasets, fn)(400, random_state=seed + 1, **kwargs)
+    return train, test
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _run(name, n, batch, lifetime, n_trees, seed):
+    train, test = _data(name, n, seed)
+    return online_run(train.X, train.y, train.task, X_test=test.X, y_test=test.y,
+                      batch_size=batch, n_estimators=n_trees, lifetime=lifetime,
+                      random_state=seed)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _maps(region, lifetime, n_trees, seed):
+    data = datasets.regression_surface_2d(600, noise_std=0.1, random_state=seed)
+    lo, up = REGIONS[region]
+    maps = uncertainty_maps(data.X, data.y, train_lower=lo, train_upper=up,
+                            grid_lower=(-0.5, -0.5), grid_upper=(1.5, 1.5), resolution=90,
+                            n_estimators=n_trees, lifetime=lifetime, random_state=seed)
+    inside = np.all((data.X >= lo) & (data.X <= up), axis=1)
+    return maps, data.X[inside]
+
+
+page_header(
+    "Online Mondrian forest",
+    "Points arrive in mini-batches and every tree is *extended*, never rebuilt: the "
+    "conditional Mondrian (slides, \"Online training\") either **inserts a split above** an "
+    "existing one, **extends a split** to the new range, or **splits a leaf**. The online "
+    "trees have exactly the distribution of batch trees on all the data seen so far.",
+)
+
+c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 3])
+with c1:
+    name = url_choice("Data set", "data", list(DATA), default="two moons (classification)")
+with c2:
+    n = url_slider("Training points", "n", min_value=50, max_value=800, default=300, step=50)
+with c3:
+    batch = url_slider("Mini-batch size", "batch", min_value=5, max_value=100, default=20,
+                       step=5)
+with c4:
+    n_trees = url_slider("Trees", "trees", min_value=1, max_value=30, default=10)
+with c5:
+    lifetime = url_slider("Lifetime λ (1 / input units)", "lifetime", min_value=0.5,
+                          max_value=30.0, default=6.0, step=0.5)
+seed = seed_control()
+
+with user_errors():
+    with st.spinner("Streaming the data into the forest and retraining the baselines..."):
+        run = _run(name, n, batch, lifetime, n_trees, seed)
+        train, _ = _data(name, n, seed)
+n_steps = len(run.n_seen)
+
+st.subheader("One tree grows, batch by batch")
+playing = st.toggle("Play (advance one batch every second)", key="play",
+                    help="Pause to look at a batch; the step slider moves by hand too.")
+
+
+@st.fragment(run_every=1.0 if playing else None)
+def growing_tree():
+    if "step" in st.session_state:
+        advance = 1 if st.session_state.get("play") else 0
+        st.session_state["step"] = max(1, min(st.session_state["step"] + advance, n_steps))
+    step = url_slider("After batch", "step", min_value=1, max_value=n_steps,
+                      default=min(5, n_steps), step=1,
+                      help="Which mini-batch has just arrived.") - 1
+    seen = run.n_seen[step]
+    lo = train.X.min(axis=0) - 0.05 * np.ptp(train.X, axis=0)
+    hi = train.X.max(axis=0) + 0.05 * np.ptp(train.X, axis=0)
+    left, right = st.columns([3, 2])
+    with left:
+        show_figure(figs.tree_partition(run.snapshots[step], train.X[:seen], train.y[:seen],
+                                        task=run.task, box=(lo, hi)),
+                    "online-tree", params={"data": name, "step": step + 1, "seed": seed})
+    with right:
+        ops = run.snapshots[step].operations
+        st.markdown(
+            f"**{seen} of {len(train.X)} points seen.** The diamonds are the batch that just "
+            "arrived, coloured by what each did to this tree; thick red lines are the splits "
+            "it created. Cells are drawn over the extent of their own points only: a "
+            "Mondrian tree commits to a split only within the range of its data, which is "
+            "what makes the online extension exact.")
+        st.markdown("\n".join(
+            f"- {figs.OPERATION_NAMES[k]}: **{int(np.sum(ops == k))}**" for k in range(4)))
+        st.caption("Early points mostly insert splits (the data's range grows); later ones "
+                   "land inside existing cells and change nothing, so the cost per point is "
+                   "one walk down the tree.")
+        if st.session_state.get("play") and step + 1 == n_steps:
+            st.info("Reached the last batch: pause, or lower the step to replay.")
+    sc, oc = st.columns(2)
+    with sc:
+        show_figure(figs.online_scores(run, step), "online-scores",
+                    params={"data": name, "seed": seed})
+        best = {k: v[step] for k, v in run.scores.items()}
+        st.caption(
+            f"{run.score_name.capitalize()} on 400 held-out points after {seen} points: "
+            + ", ".join(f"{k} {v:.3f}" for k, v in best.items())
+            + ". RandomForest and ExtraTrees are retrained from scratch on all points so far "
+              "after each batch (the slides' \"periodically re-trained batch versions\"); "
+              "the Mondrian forest only extends its trees.")
+    with oc:
+        show_figure(figs.operation_counts(run, step), "online-operations",
+                    params={"data": name, "seed": seed})
+        st.caption("Per batch, how many (point, tree) insertions caused each operation, "
+                   "summed over all trees.")
+
+
+growing_tree()
+
+st.subheader("Uncertainty away from the training data")
+u1, u2 = st.columns([1, 3])
+with u1:
+    region = url_choice("Training region", "region", list(REGIONS), default="left half")
+    show_data = url_toggle("Show training points", "showpts", default=True)
+    st.markdown(
+        "A 2-D regression surface observed only inside the dashed box; the map covers "
+        "[-0.5, 1.5]². The Mondrian forest's standard deviation averages over every way a "
+        "test point can branch off into a new leaf, more likely the farther it is from "
+        "the data, so it rises towards the prior's level. RandomForest and ExtraTrees "
+        "(spread of their trees) stay as confident far away as at the border: their "
+        "cells extend to infinity. This mirrors the slides' uncertainty comparison "
+        "(Lakshminarayanan et al. 2016).")
+with u2:
+    with user_errors():
+        with st.spinner("Fitting the three forests..."):
+            maps, X_in = _maps(region, lifetime, n_trees, seed)
+        show_figure(figs.uncertainty_maps_figure(maps, X_in if show_data else None),
+                    "uncertainty-maps", params={"region": region, "lifetime": lifetime,
+                                                "seed": seed})
