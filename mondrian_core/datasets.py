@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -652,8 +653,14 @@ def read_csv_table(source, *, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS) ->
         raise InputError("Column names must be unique; the header repeats "
                          f"{', '.join(repr(d) for d in dupes[:5])}. Rename the duplicates.")
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=delimiter, index_col=False,
-                            nrows=max_rows + 1, skipinitialspace=True)
+        with warnings.catch_warnings():
+            # pandas only warns when a row has more fields than the header: make it an error
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(io.StringIO(text), sep=delimiter, index_col=False,
+                                nrows=max_rows + 1, skipinitialspace=True)
+    except pd.errors.ParserWarning:
+        raise InputError("Some rows have more fields than the header; check the delimiter and "
+                         "quote fields that contain it.") from None
     except pd.errors.EmptyDataError:
         raise InputError("The file has no columns; upload a CSV with a header row.") from None
     except (pd.errors.ParserError, ValueError, csv.Error, OverflowError) as err:
@@ -769,8 +776,13 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
     if n_bad:
         notices.append(f"Dropped {n_bad:,} of {len(values):,} rows with missing or infinite "
                        "values (NaN/inf) in the chosen columns.")
-    values = values[good]
+    values_all, values = values, values[good]
     if len(values) < min_rows:
+        empty = [c for c, ok in zip(feature_columns + [target_column],
+                                     np.isfinite(values_all).any(axis=0)) if not ok]
+        if empty:
+            raise InputError(f"Column(s) {_names(empty)} have no numeric values; choose other "
+                             "columns or check that every row has all fields.")
         raise InputError(f"Only {len(values)} complete rows in the chosen columns; at least "
                          f"{min_rows} are needed. Choose other columns or add rows.")
     X, y = values[:, :-1], values[:, -1]

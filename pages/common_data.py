@@ -1,0 +1,210 @@
+"""A data-source picker shared by the pages: synthetic draws, bundled real sets, a CSV.
+
+Widgets and layout only; the data come from :mod:`mondrian_core.datasets`. Simple
+choices (source, N, lifetime, noise, seed, bundled set) live in the URL through the
+``pages.common`` helpers, under names prefixed with the picker's ``key``; an uploaded
+file and its column choices stay in the session (a link cannot carry a file).
+
+Use::
+
+    from pages.common_data import data_source_picker
+    data = data_source_picker("data", kinds=("gp1d", "gp2d", "diabetes", "csv"),
+                              container=st.sidebar)
+    # data is a mondrian_core.datasets.Dataset
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from mondrian_core import datasets as ds
+from mondrian_core.errors import InputError
+from pages.common import url_choice, url_number, url_slider, user_errors
+
+#: Every source the picker knows, with the label shown to the user.
+SOURCE_LABELS: dict[str, str] = {
+    "gp1d": "Laplace-GP draw, 1-D (known lifetime)",
+    "gp2d": "Laplace-GP draw, 2-D (known lifetime)",
+    "jumps": "Toy 1-D set with jumps (Davies & Ghahramani, Fig. 1)",
+    "surface2d": "2-D regression surface with a step",
+    "moons": "Two moons (2-D classification)",
+    "spirals": "Two spirals (2-D classification)",
+    "xor": "XOR (2-D classification)",
+    **{name: f"Real: {text}" for name, (_, text) in ds.BUNDLED_DATASETS.items()},
+    "csv": "Upload CSV",
+}
+
+#: Regression sources (what the lifetime and GP pages use).
+REGRESSION_KINDS = ("gp1d", "gp2d", "jumps", "surface2d", *ds.BUNDLED_DATASETS, "csv")
+#: 2-D sources for the online forest page.
+PLANE_KINDS = ("moons", "spirals", "xor", "surface2d", "gp2d")
+
+# Per synthetic source: (largest N, default N, default noise).
+_SYNTHETIC = {
+    "gp1d": (20_000, 500, 0.1),
+    "gp2d": (ds.MAX_GP_POINTS, 1000, 0.1),
+    "jumps": (5000, 150, 0.15),
+    "surface2d": (20_000, 400, 0.1),
+    "moons": (20_000, 300, 0.15),
+    "spirals": (20_000, 300, 0.05),
+    "xor": (20_000, 300, 0.1),
+}
+
+
+@st.cache_data(max_entries=16, show_spinner="Drawing the data\u2026")
+def _synthetic(kind: str, n: int, noise: float, lifetime: float, seed: int) -> ds.Dataset:
+    if kind in ("gp1d", "gp2d"):
+        return ds.laplace_gp(n, 1 if kind == "gp1d" else 2, lifetime, noise, random_state=seed)
+    make = {"jumps": ds.toy_jumps_1d, "surface2d": ds.regression_surface_2d,
+            "moons": ds.two_moons, "spirals": ds.two_spirals, "xor": ds.xor_blobs}[kind]
+    return make(n, noise, random_state=seed)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _bundled(name: str, standardize: bool, standardize_target: bool) -> ds.Dataset:
+    data = ds.load_bundled(name, standardize=standardize)
+    return data.standardize(target=True) if standardize_target else data
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the CSV\u2026")
+def _csv_columns(raw: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    table = ds.read_csv_table(raw)
+    return table.numeric_columns, table.text_columns
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _csv(raw: bytes, features: tuple[str, ...], target: str, name: str, standardize: bool,
+         standardize_target: bool):
+    data, notices = ds.load_csv(raw, list(features), target, name=name, standardize=standardize)
+    if standardize_target:
+        data = data.standardize(target=True)
+        notices.append("Target standardised to mean 0 and standard deviation 1.")
+    return data, notices
+
+
+def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KINDS,
+                       default: str | None = None, *, container=st,
+                       standardize: bool = True, standardize_target: bool = False,
+                       default_lifetime: float = 5.0, stop_if_missing: bool = True):
+    """Widgets choosing a data set; returns a :class:`~mondrian_core.datasets.Dataset`.
+
+    Parameters
+    ----------
+    key : str
+        Prefix of the widget keys and URL parameters (two pickers on a page need
+        different keys).
+    kinds : sequence of str
+        Sources offered, among :data:`SOURCE_LABELS` (e.g. :data:`REGRESSION_KINDS`,
+        :data:`PLANE_KINDS`).
+    default : str, optional
+        The source first shown (default: the first of ``kinds``).
+    container : streamlit container
+        Where the widgets go (``st``, ``st.sidebar``, a column, ...).
+    standardize, standardize_target : bool
+        z-score the features / the target of real and uploaded sets (synthetic sets
+        are left in their units: X in [0, 1]^D, unit prior variance).
+    default_lifetime : float
+        The Laplace-GP draw's default lifetime.
+    stop_if_missing : bool
+        With "Upload CSV" and no file yet: show how to upload and ``st.stop()``
+        (default), or return ``None``.
+
+    Notes
+    -----
+    Problems with the data (a bad CSV, too many points for an exact 2-D draw) are
+    shown as a short ``st.error`` and the script stops there; any other widget
+    still works. Notices (rows dropped, defaults chosen) are shown as ``st.info``.
+    """
+    kinds = tuple(kinds)
+    unknown = [k for k in kinds if k not in SOURCE_LABELS]
+    if unknown or not kinds:
+        raise ValueError(f"Unknown data sources {unknown}; choose among {list(SOURCE_LABELS)}.")
+    if default is not None and default not in kinds:
+        raise ValueError(f"default {default!r} is not among kinds {kinds}.")
+    source = url_choice("Data", f"{key}_src", kinds, default=default or kinds[0],
+                        container=container, format_func=SOURCE_LABELS.get)
+    with user_errors():
+        if source in _SYNTHETIC:
+            data = _synthetic_widgets(key, source, container, default_lifetime)
+        elif source in ds.BUNDLED_DATASETS:
+            data = _bundled(source, standardize, standardize_target)
+        else:
+            data = _csv_widgets(key, container, standardize, standardize_target)
+            if data is None:
+                if stop_if_missing:
+                    st.stop()
+                return None
+    _describe(data, container)
+    return data
+
+
+def _synthetic_widgets(key, source, container, default_lifetime):
+    max_n, default_n, default_noise = _SYNTHETIC[source]
+    cols = container.columns(2)
+    n = url_slider("Points N", f"{key}_{source}_n", min_value=20, max_value=max_n,
+                   default=default_n, step=10, container=cols[0])
+    noise_label = ("Input noise (std)" if source in ("moons", "spirals", "xor")
+                   else "Noise std of y")
+    noise = url_number(noise_label, f"{key}_{source}_noise", min_value=0.0, max_value=2.0,
+                       default=default_noise, step=0.05, container=cols[1])
+    lifetime = 0.0
+    if source in ("gp1d", "gp2d"):
+        lifetime = url_number("True lifetime \u03bb* (kernel exp(-\u03bb*\u2016x-x'\u2016\u2081))",
+                              f"{key}_{source}_lifetime", min_value=0.1, max_value=200.0,
+                              default=float(default_lifetime), step=0.5, container=cols[0],
+                              help="The draw's kernel; X is uniform on the unit box.")
+    seed = url_number("Data seed", f"{key}_seed", min_value=0, max_value=999_999, default=0,
+                      step=1, container=cols[1], help="Same seed, same data.")
+    return _synthetic(source, int(n), float(noise), float(lifetime), int(seed))
+
+
+def _csv_widgets(key, container, standardize, standardize_target):
+    upload = container.file_uploader(
+        f"CSV file (at most {ds.CSV_MAX_BYTES / 1e6:g} MB, {ds.CSV_MAX_ROWS:,} rows)",
+        type=["csv", "txt", "tsv"], key=f"{key}_file",
+        help="A header row, then one row per point; numbers with '.' as decimal point. "
+             "Comma, semicolon, tab or | separated. The file is only read as text.")
+    if upload is None:
+        container.info("Upload a CSV with a header row and at least "
+                       f"{ds.CSV_MIN_ROWS} rows; then choose the feature and target columns.")
+        return None
+    raw = upload.getvalue()
+    numeric, text = _csv_columns(raw)
+    if text:
+        container.info(f"Text columns that cannot be used: {', '.join(text)}.")
+    if len(numeric) < 2:
+        raise InputError(
+            f"The file has {len(numeric)} numeric column(s) ({', '.join(numeric) or 'none'}); "
+            "a data set needs at least one numeric feature and a numeric target.")
+    # Column choices depend on the file: reset them when another file arrives.
+    file_id = (upload.name, len(raw), hash(raw))
+    if st.session_state.get(f"{key}_csv_id") != file_id:
+        st.session_state[f"{key}_csv_id"] = file_id
+        st.session_state[f"{key}_target"] = numeric[-1]
+        st.session_state[f"{key}_prev_target"] = numeric[-1]
+        st.session_state[f"{key}_features"] = list(numeric[:-1])
+    target = container.selectbox("Target column (y)", numeric, key=f"{key}_target")
+    candidates = [c for c in numeric if c != target]
+    previous = st.session_state.get(f"{key}_prev_target", target)
+    st.session_state[f"{key}_prev_target"] = target
+    chosen = [c for c in st.session_state.get(f"{key}_features", []) if c in candidates]
+    all_before = set(st.session_state.get(f"{key}_features", [])) == set(numeric) - {previous}
+    # "all other columns" stays all when the target changes; a hand-made choice is kept
+    st.session_state[f"{key}_features"] = candidates if (all_before or not chosen) else chosen
+    features = container.multiselect("Feature columns (X)", candidates, key=f"{key}_features")
+    if not features:
+        raise InputError("Choose at least one feature column.")
+    name = upload.name.rsplit(".", 1)[0] or "uploaded CSV"
+    data, notices = _csv(raw, tuple(features), target, name, standardize, standardize_target)
+    for note in notices:
+        (container.warning if note.startswith("Dropped") else container.info)(note)
+    return data
+
+
+def _describe(data: ds.Dataset, container) -> None:
+    shape = f"N = {data.n_samples:,} points, D = {data.n_features}"
+    extra = ""
+    if data.standardized:
+        extra = "; features standardised (mean 0, std 1)"
+    container.caption(f"{data.description} ({shape}{extra})")
