@@ -2,7 +2,7 @@
 from tests.app.conftest import assert_clean, run_page
 
 PAGE = "pages/online_forest.py"
-SMALL = {"n": "100", "batch": "25", "trees": "3"}
+SMALL = {"data_moons_n": "140", "batch": "25", "trees": "3"}
 
 
 def test_runs_with_defaults():
@@ -13,13 +13,15 @@ def test_runs_with_defaults():
 
 def test_every_widget_moves():
     at = run_page(PAGE, query=SMALL)
-    for key, value in [("data", "2-D surface (regression)"), ("region", "centre square"),
-                       ("data", "XOR (classification)")]:
+    for key, value in [("data_src", "surface2d"), ("region", "centre square"),
+                       ("data_src", "xor")]:
         at.selectbox(key=key).set_value(value).run()
         assert_clean(at)
     at.slider(key="step").set_value(4).run()
     assert_clean(at)
-    for key, value in [("n", 150), ("batch", 10), ("trees", 2), ("lifetime", 3.0)]:
+    at.slider(key="data_xor_n").set_value(120).run()
+    assert_clean(at)
+    for key, value in [("batch", 10), ("trees", 2), ("lifetime", 3.0)]:
         at.slider(key=key).set_value(value).run()
         assert_clean(at)
     at.toggle(key="showpts").set_value(False).run()
@@ -30,7 +32,13 @@ def test_every_widget_moves():
     assert_clean(at)
     at.button(key="seed__new").click().run()
     assert_clean(at)
-    assert "XOR (classification)" in at.query_params["data"]
+    assert "xor" in at.query_params["data_src"]
+
+
+def test_too_many_batches_is_a_short_error():
+    at = run_page(PAGE, query={"data_moons_n": "2000", "batch": "5"})
+    assert not at.exception
+    assert "batch size" in at.error[0].value
 
 
 def test_step_clamped_when_batches_shrink():
