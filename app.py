@@ -16,6 +16,10 @@ class View:
 
 # One entry per page, in reading order. Each page's file says what it shows.
 VIEWS: list[View] = [
+    View("pages/kernel_convergence.py", "Kernel convergence", ":material/blur_on:",
+         "The Mondrian kernel against the Laplace kernel: kernel matrices, a slice that "
+         "turns from steps into an exponential as trees are added, the Mondrian-Laplace "
+         "link, and the paper's Figures 5 and 6 against random binning and Fourier features."),
     View("pages/kernel_vs_forest.py", "Kernel vs forest", ":material/compare_arrows:",
          "The same Mondrian trees fitted jointly (Mondrian kernel) or tree by tree "
          "(Mondrian forest): test error against lifetime and the weights each learns "

@@ -37,6 +37,23 @@ __all__ += [
     "two_moons", "two_spirals", "uniform_box", "xor_blobs",
 ]
 
+# trees and kernel: Mondrian trees over data points, the Mondrian kernel and its baselines
+from mondrian_core.trees import MondrianTrees, sample_mondrian_trees  # noqa: E402
+from mondrian_core.kernel import (  # noqa: E402
+    MondrianFeatures,
+    RandomBinningFeatures,
+    RandomFourierFeatures,
+    laplace_kernel,
+)
+from mondrian_core.kernel_convergence import (  # noqa: E402
+    kernel_error_curves,
+    ridge_rmse_curves,
+)
+
+__all__ += [
+    "MondrianTrees", "sample_mondrian_trees", "MondrianFeatures", "RandomBinningFeatures",
+    "RandomFourierFeatures", "laplace_kernel", "kernel_error_curves", "ridge_rmse_curves",
+]
 from mondrian_core.forest import MondrianForestClassifier, MondrianForestRegressor  # noqa: E402
 
 __all__ += ["MondrianForestRegressor", "MondrianForestClassifier"]

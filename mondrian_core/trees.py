@@ -177,7 +177,10 @@ class MondrianTrees:
 
         Each new point is extended independently of the other new points: two
         new points that both branch off are in different new cells. The
-        distribution of every (fitted point, new point) pair is exact. Fitted
+        distribution of every (fitted point, new point) pair is exact. The
+        exponential clock of a point at a node is a hash of (seed, node, the
+        point's coordinates), so a point's placement does not depend on the
+        other rows of ``X_new`` (stacking arrays gives the same answer). Fitted
         points lie inside every box on their path, so they never branch and
         reach ``nodes_at(time)``.
 
@@ -201,7 +204,8 @@ class MondrianTrees:
                 f"{self.n_features_in}."
             )
         time = self._check_time(time)
-        rng = check_random_state(random_state)
+        seed = np.uint64(check_random_state(random_state).integers(2**63))
+        point_hash = _row_hash(X_new)
         m, n = self.n_trees, X_new.shape[0]
         nodes = np.repeat(self.roots[:, None], n, axis=1).reshape(-1)
         branched = np.zeros(m * n, dtype=bool)
@@ -213,7 +217,7 @@ class MondrianTrees:
             j = nodes[active]
             x = X_new[point[active]]
             rate = (np.maximum(self.lower[j] - x, 0.0) + np.maximum(x - self.upper[j], 0.0)).sum(1)
-            e = rng.standard_exponential(active.size)
+            e = _hashed_exponential(point_hash[point[active]], j, seed)
             with np.errstate(divide="ignore"):
                 wait = np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
             horizon = np.minimum(self.split_time[j], time)
@@ -226,6 +230,34 @@ class MondrianTrees:
             nodes[act] = np.where(xd <= self.split_loc[jj], self.left[jj], self.right[jj])
             active = act
         return nodes.reshape(m, n), branched.reshape(m, n)
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _splitmix64(z: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser (a bijective 64-bit mixer), vectorised."""
+    with np.errstate(over="ignore"):
+        z = z + _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def _row_hash(X: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row's float64 bit patterns (-0.0 counted as 0.0)."""
+    bits = np.ascontiguousarray(X + 0.0).view(np.uint64)
+    h = np.zeros(X.shape[0], dtype=np.uint64)
+    for d in range(X.shape[1]):  # loop over dimensions, vectorised over points
+        h = _splitmix64(h ^ bits[:, d])
+    return h
+
+
+def _hashed_exponential(point_hash, node, seed) -> np.ndarray:
+    """Exp(1) variates determined by (seed, node, point): counter-based randomness."""
+    z = _splitmix64(point_hash ^ _splitmix64(node.astype(np.uint64) ^ seed))
+    u = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53 + 2.0**-54  # in (0, 1)
+    return -np.log(u)
 
 
 def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTrees:

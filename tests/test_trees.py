@@ -185,3 +185,17 @@ def test_bad_input():
         T.nodes_at(2.0)
     with pytest.raises(InputError):
         T.apply(np.ones((2, 3)))
+
+
+def test_apply_placement_independent_of_other_rows(small):
+    X, T = small
+    Xn = _points(12, 3, 10) * 1.5 - 0.25
+    nodes, branched = T.apply(Xn, time=3.0, random_state=2)
+    n3, b3 = T.apply(Xn[[7, 2, 5]], time=3.0, random_state=2)
+    np.testing.assert_array_equal(n3, nodes[:, [7, 2, 5]])
+    np.testing.assert_array_equal(b3, branched[:, [7, 2, 5]])
+    # the hashed clocks are Exp(1): one draw per (tree, point) at the roots
+    from mondrian_core.trees import _hashed_exponential, _row_hash
+    e = _hashed_exponential(np.repeat(_row_hash(Xn), 200), np.tile(np.arange(200), 12),
+                            np.uint64(5))
+    assert stats.kstest(e, "expon").pvalue > 1e-3

@@ -1,0 +1,428 @@
+"""The Mondrian kernel and the two Rahimi-Recht maps for the same Laplace kernel.
+
+* :func:`laplace_kernel` - ``exp(-lifetime * ||x - y||_1)``, dense.
+* :class:`MondrianFeatures` - one-hot cell indicators of ``n_trees`` Mondrian
+  partitions, scaled ``1/sqrt(n_trees)`` (Balog et al. 2016, *The Mondrian
+  Kernel*, Section 3): ``Z Z^T`` is the Mondrian kernel, the fraction of trees
+  that put two points in one cell, an unbiased estimate of the Laplace kernel.
+* :class:`RandomFourierFeatures` - ``sqrt(2/R) cos(w.x + b)`` with product-Cauchy
+  frequencies (Rahimi and Recht 2007, *Random Features for Large-Scale Kernel
+  Machines*).
+* :class:`RandomBinningFeatures` - one-hot bins of ``P`` randomly shifted regular
+  grids with Gamma(2, 1/lifetime) pitches (Rahimi and Recht 2007, Section 4).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from mondrian_core._random import check_random_state
+from mondrian_core.errors import InputError
+from mondrian_core.trees import sample_mondrian_trees
+
+__all__ = [
+    "laplace_kernel",
+    "MondrianFeatures",
+    "RandomFourierFeatures",
+    "RandomBinningFeatures",
+    "block_one_hot_columns",
+]
+
+_SEED_MAX = 2**63 - 1
+
+
+def _check_lifetime(lifetime, name="lifetime") -> float:
+    try:
+        value = float(lifetime)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number >= 0; got {lifetime!r}.") from None
+    if not (np.isfinite(value) and value >= 0):
+        raise InputError(f"{name} must be a finite number >= 0; got {lifetime!r}.")
+    return value
+
+
+def _check_count(value, name) -> int:
+    if isinstance(value, bool) or int(value) != value or int(value) < 1:
+        raise InputError(f"{name} must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+def _check_X(X, estimator=None) -> np.ndarray:
+    try:
+        X = check_array(X, dtype=np.float64)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if estimator is not None and hasattr(estimator, "n_features_in_") \
+            and X.shape[1] != estimator.n_features_in_:
+        raise InputError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} was fitted "
+            f"with {estimator.n_features_in_}."
+        )
+    return X
+
+
+def laplace_kernel(X, Y=None, lifetime=1.0) -> np.ndarray:
+    """The Laplace kernel ``exp(-lifetime * ||x - y||_1)`` as a dense matrix.
+
+    The limit of the Mondrian kernel as the number of trees grows (Balog et al.
+    2016, Section 3).
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+    Y : array-like of shape (N2, D), default ``X``
+    lifetime : float >= 0
+        The inverse length-scale (the Mondrian lifetime).
+
+    Returns
+    -------
+    ndarray of shape (N, N2)
+    """
+    lifetime = _check_lifetime(lifetime)
+    X = _check_X(X)
+    Y = X if Y is None else _check_X(Y)
+    if Y.shape[1] != X.shape[1]:
+        raise InputError(f"X and Y need the same number of features; got {X.shape[1]} "
+                         f"and {Y.shape[1]}.")
+    return np.exp(-lifetime * cdist(X, Y, metric="cityblock"))
+
+
+def block_one_hot_columns(Z) -> np.ndarray:
+    """Column of the single non-zero of each block (tree / grid) of each row.
+
+    For the CSR output of :class:`MondrianFeatures` (blocks = trees) or
+    :class:`RandomBinningFeatures` (blocks = grids): an int array of shape
+    (N, n_blocks); two rows share a cell of block ``b`` iff their entries in
+    column ``b`` are equal.
+    """
+    Z = sp.csr_matrix(Z)
+    n = Z.shape[0]
+    counts = np.diff(Z.indptr)
+    if n == 0:
+        return np.zeros((0, 0), dtype=np.int64)
+    if not np.all(counts == counts[0]):
+        raise ValueError("every row must have the same number of non-zeros")
+    return Z.indices.reshape(n, counts[0]).astype(np.int64)
+
+
+def _one_hot_csr(cols: np.ndarray, n_columns: int, value: float) -> sp.csr_matrix:
+    """CSR with row i having ones (times ``value``) at ``cols[i, :]``."""
+    n, b = cols.shape
+    indptr = np.arange(0, n * b + 1, b, dtype=np.int64)
+    data = np.full(n * b, value)
+    return sp.csr_matrix((data, cols.reshape(-1), indptr), shape=(n, n_columns))
+
+
+class MondrianFeatures(TransformerMixin, BaseEstimator):
+    """Mondrian kernel features: one-hot cells of ``n_trees`` Mondrian partitions.
+
+    ``fit`` samples ``n_trees`` independent Mondrian partitions of the training
+    points up to ``lifetime`` (restricted to the data's extent by projectivity,
+    :func:`mondrian_core.trees.sample_mondrian_trees`). ``transform`` maps a
+    point to the concatenation of the one-hot indicators of its cell in each
+    tree, scaled ``1/sqrt(n_trees)``, so ``Z @ Z.T`` is the Mondrian kernel
+    (Balog et al. 2016, *The Mondrian Kernel*, eq. (2)), an unbiased estimate
+    of the Laplace kernel ``exp(-lifetime * ||x - x'||_1)``.
+
+    Parameters
+    ----------
+    lifetime : float, default=1.0
+        Terminal lifetime (inverse kernel width) of the Mondrian partitions.
+    n_trees : int, default=50
+        Number M of independent partitions (non-zeros per row).
+    random_state : None, int or numpy.random.Generator
+        Seeds the trees and the extension of new points.
+
+    Attributes
+    ----------
+    trees_ : mondrian_core.trees.MondrianTrees
+        The sampled partitions (flat arrays).
+    cut_times_ : ndarray
+        Sorted times at which any tree gains a cut (the lifetime-sweep events).
+    n_features_in_ : int
+    extension_seed_ : int
+        Seed of the conditional Mondrian extension used by ``transform`` for
+        points not seen in ``fit``, so transforming the same array twice gives
+        the same matrix.
+
+    Notes
+    -----
+    Columns. At lifetime ``t`` the first ``n_cells(t)`` columns are the
+    non-empty cells of the fitted points, ordered by tree (the same for every
+    call). A point not seen in ``fit`` is placed in each tree by the
+    conditional Mondrian extension (Roy and Teh 2009): it may branch off above
+    a node into a new cell of its own; such a cell gets a new column appended
+    after the fitted ones (one per branch-off, in row-major order), never a
+    fitted cell. Hence ``transform(X_train) @ transform(X_new)[:, :C].T``
+    (``C = n_cells(t)``) is the kernel between fitted and new points, and one
+    ``transform`` of a stacked array gives a consistent kernel matrix. Each
+    new point is extended independently of the other new points, which is
+    exact for every (fitted, new) pair; two new points that both branch off
+    in a tree are in different cells of that tree.
+
+    See also
+    --------
+    RandomFourierFeatures, RandomBinningFeatures : Rahimi-Recht maps for the
+        same Laplace kernel.
+    laplace_kernel : the limit as ``n_trees`` grows.
+
+    References
+    ----------
+    M. Balog, B. Lakshminarayanan, Z. Ghahramani, D. M. Roy and Y. W. Teh,
+    "The Mondrian Kernel", UAI 2016.
+    D. M. Roy and Y. W. Teh, "The Mondrian Process", NIPS 2009.
+    """
+
+    def __init__(self, lifetime=1.0, n_trees=50, random_state=None):
+        self.lifetime = lifetime
+        self.n_trees = n_trees
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Sample the Mondrian partitions of ``X`` (N, D); returns ``self``."""
+        lifetime = _check_lifetime(self.lifetime)
+        n_trees = _check_count(self.n_trees, "n_trees")
+        X = _check_X(X)
+        rng = check_random_state(self.random_state)
+        self.trees_ = sample_mondrian_trees(X, n_trees, lifetime, random_state=rng)
+        self.extension_seed_ = int(rng.integers(_SEED_MAX))
+        self.n_features_in_ = X.shape[1]
+        self.X_fit_ = X
+        self.cut_times_ = np.sort(self.trees_.split_time[self.trees_.left >= 0])
+        self._columns = {}
+        return self
+
+    def _time(self, lifetime) -> float:
+        if lifetime is None:
+            return float(self.trees_.lifetime)
+        t = _check_lifetime(lifetime)
+        if t > self.trees_.lifetime:
+            raise InputError(f"lifetime must be at most the terminal lifetime "
+                             f"{self.trees_.lifetime:g} used in fit; got {t:g}.")
+        return t
+
+    def _column_of_node(self, t: float) -> tuple[np.ndarray, int]:
+        key = float(t)
+        if key not in self._columns:
+            trees = self.trees_
+            alive = np.flatnonzero(trees.alive_at(t))
+            alive = alive[np.argsort(trees.tree[alive], kind="stable")]
+            col = np.full(trees.n_nodes, -1, dtype=np.int64)
+            col[alive] = np.arange(alive.size)
+            if len(self._columns) > 16:
+                self._columns.clear()
+            self._columns[key] = (col, int(alive.size))
+        return self._columns[key]
+
+    def n_cells(self, lifetime=None) -> int:
+        """Number of fitted (non-empty) cells over all trees at ``lifetime``."""
+        check_is_fitted(self)
+        return self._column_of_node(self._time(lifetime))[1]
+
+    def cells(self, X, lifetime=None) -> tuple[np.ndarray, np.ndarray]:
+        """Column of each point's cell in each tree, shape (N, n_trees).
+
+        Returns ``(columns, branched)``; see ``transform`` for the numbering.
+        """
+        check_is_fitted(self)
+        X = _check_X(X, self)
+        t = self._time(lifetime)
+        col, n_cells = self._column_of_node(t)
+        trees = self.trees_
+        if X.shape == self.X_fit_.shape and np.array_equal(X, self.X_fit_):
+            nodes = trees.nodes_at(t)
+            branched = np.zeros(nodes.shape, dtype=bool)
+        else:
+            nodes, branched = trees.apply(X, time=t, random_state=self.extension_seed_)
+        cols = col[nodes].T.copy()  # (N, M)
+        b = branched.T
+        cols[b] = n_cells + np.arange(int(b.sum()))
+        return cols, b
+
+    def transform(self, X, lifetime=None):
+        """Mondrian features of ``X`` at ``lifetime`` (default: the terminal one).
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+        lifetime : float in [0, terminal lifetime], optional
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (N, n_cells(lifetime) + n_new_cells)
+            Exactly one non-zero ``1/sqrt(n_trees)`` per tree per row.
+        """
+        cols, branched = self.cells(X, lifetime)
+        n_cols = self.n_cells(lifetime) + int(branched.sum())
+        return _one_hot_csr(cols, n_cols, 1.0 / np.sqrt(self.trees_.n_trees))
+
+    def kernel(self, X, Y=None, lifetime=None) -> np.ndarray:
+        """Mondrian kernel matrix (fraction of trees sharing a cell), dense."""
+        X = _check_X(X, self)
+        if Y is None:
+            Z = self.transform(X, lifetime)
+            return (Z @ Z.T).toarray()
+        Y = _check_X(Y, self)
+        Z = self.transform(np.vstack([X, Y]), lifetime)
+        return (Z[: X.shape[0]] @ Z[X.shape[0]:].T).toarray()
+
+
+class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+    """Random Fourier features for the Laplace kernel ``exp(-lifetime ||x-y||_1)``.
+
+    ``z(x) = sqrt(2 / R) cos(W^T x + b)`` with the entries of ``W`` (D, R)
+    independent Cauchy(0, lifetime), the spectral density of the Laplace kernel
+    (a product of 1-D ``exp(-lifetime |d|)``), and ``b ~ U[0, 2 pi)``; then
+    ``E[z(x) . z(y)] = k(x, y)`` (Rahimi and Recht 2007, *Random Features for
+    Large-Scale Kernel Machines*, Section 3).
+
+    Parameters
+    ----------
+    lifetime : float, default=1.0
+        Inverse kernel width (the Cauchy scale).
+    n_components : int, default=100
+        Number R of features (all non-zero).
+    random_state : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    random_weights_ : ndarray of shape (D, R)
+    random_offset_ : ndarray of shape (R,)
+    n_features_in_ : int
+
+    See also
+    --------
+    sklearn.kernel_approximation.RBFSampler : the same construction for the RBF kernel.
+    MondrianFeatures, RandomBinningFeatures
+
+    References
+    ----------
+    A. Rahimi and B. Recht, "Random Features for Large-Scale Kernel Machines",
+    NIPS 2007.
+    """
+
+    def __init__(self, lifetime=1.0, n_components=100, random_state=None):
+        self.lifetime = lifetime
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Draw the frequencies and phases; returns ``self``."""
+        lifetime = _check_lifetime(self.lifetime)
+        r = _check_count(self.n_components, "n_components")
+        X = _check_X(X)
+        rng = check_random_state(self.random_state)
+        self.random_weights_ = lifetime * rng.standard_cauchy((X.shape[1], r))
+        self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, r)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        """Features of ``X``: dense ndarray (N, n_components) (every entry non-zero)."""
+        check_is_fitted(self)
+        X = _check_X(X, self)
+        proj = X @ self.random_weights_ + self.random_offset_
+        np.cos(proj, out=proj)
+        proj *= np.sqrt(2.0 / self.random_weights_.shape[1])
+        return proj
+
+
+class RandomBinningFeatures(TransformerMixin, BaseEstimator):
+    """Random binning features for the Laplace kernel ``exp(-lifetime ||x-y||_1)``.
+
+    ``n_grids`` regular grids; in grid ``p`` and dimension ``d`` the pitch is
+    ``delta ~ Gamma(2, scale=1/lifetime)`` (density ``delta * k''(delta)``) and
+    the shift ``u ~ U[0, delta)``; a point's bin is
+    ``floor((x - u) / delta)`` in every dimension. Two points share a bin of a
+    grid with probability ``prod_d exp(-lifetime |x_d - y_d|)``, so the
+    one-hot bin indicators scaled ``1/sqrt(n_grids)`` give an unbiased estimate
+    of the Laplace kernel (Rahimi and Recht 2007, Section 4).
+
+    Parameters
+    ----------
+    lifetime : float, default=1.0
+    n_grids : int, default=50
+        Number P of grids (non-zeros per row).
+    random_state : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    pitch_, shift_ : ndarray of shape (n_grids, D)
+    n_bins_ : int
+        Number of non-empty bins of the fitted points (the first columns).
+    n_features_in_ : int
+
+    Notes
+    -----
+    Columns are the non-empty bins of the fitted points (grid by grid); bins
+    first met in ``transform`` get new columns appended after them, one per
+    distinct new bin, like :class:`MondrianFeatures`. Bins are identified by a
+    random 64-bit hash of (grid, integer bin coordinates); two different bins
+    collide with probability about ``2**-64`` per pair.
+
+    References
+    ----------
+    A. Rahimi and B. Recht, "Random Features for Large-Scale Kernel Machines",
+    NIPS 2007.
+    """
+
+    def __init__(self, lifetime=1.0, n_grids=50, random_state=None):
+        self.lifetime = lifetime
+        self.n_grids = n_grids
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Draw the grids and number the fitted points' bins; returns ``self``."""
+        lifetime = _check_lifetime(self.lifetime)
+        if lifetime <= 0:
+            raise InputError("RandomBinningFeatures needs lifetime > 0 (the pitch is "
+                             "Gamma(2, 1/lifetime)).")
+        p = _check_count(self.n_grids, "n_grids")
+        X = _check_X(X)
+        rng = check_random_state(self.random_state)
+        d = X.shape[1]
+        self.pitch_ = rng.gamma(2.0, 1.0 / lifetime, size=(p, d))
+        self.shift_ = rng.random((p, d)) * self.pitch_
+        self._salt = rng.integers(0, 2**63, size=(p, d + 1), dtype=np.uint64) * 2 + 1
+        self.n_features_in_ = d
+        keys = self._keys(X)
+        self._fitted_keys = np.unique(keys)  # sorted
+        # order columns grid by grid (then by key) for readability
+        grid_of = np.empty(self._fitted_keys.size, dtype=np.int64)
+        pos = np.searchsorted(self._fitted_keys, keys)
+        grid_of[pos] = np.broadcast_to(np.arange(p), keys.shape)
+        rank = np.lexsort((np.arange(grid_of.size), grid_of))
+        self._key_column = np.empty_like(rank)
+        self._key_column[rank] = np.arange(rank.size)
+        self.n_bins_ = int(self._fitted_keys.size)
+        return self
+
+    def _keys(self, X) -> np.ndarray:
+        """(N, P) uint64 hash of (grid, bin coordinates)."""
+        bins = np.floor((X[:, None, :] - self.shift_[None]) / self.pitch_[None]).astype(np.int64)
+        with np.errstate(over="ignore"):
+            h = (bins.astype(np.uint64) * self._salt[None, :, :-1]).sum(axis=2, dtype=np.uint64)
+            h += self._salt[None, :, -1]
+            h ^= h >> np.uint64(31)
+            h *= np.uint64(0x9E3779B97F4A7C15)
+        return h
+
+    def transform(self, X):
+        """Binning features: CSR (N, n_bins_ + new bins), one ``1/sqrt(P)`` per grid."""
+        check_is_fitted(self)
+        X = _check_X(X, self)
+        keys = self._keys(X)
+        fk = self._fitted_keys
+        pos = np.minimum(np.searchsorted(fk, keys), fk.size - 1)
+        known = fk[pos] == keys
+        cols = np.where(known, self._key_column[pos], -1)
+        if not known.all():
+            new_keys, inv = np.unique(keys[~known], return_inverse=True)
+            cols[~known] = self.n_bins_ + inv.reshape(-1)
+            n_cols = self.n_bins_ + new_keys.size
+        else:
+            n_cols = self.n_bins_
+        return _one_hot_csr(cols, n_cols, 1.0 / np.sqrt(self.pitch_.shape[0]))

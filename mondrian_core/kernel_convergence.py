@@ -1,0 +1,327 @@
+"""Experiments of the kernel-convergence page (Balog et al. 2016, Section 8.1).
+
+* :func:`kernel_error_curves` - Figure 5: maximum absolute error of the
+  Mondrian kernel, random binning and random Fourier features against the
+  Laplace kernel, over all pairs of points, against the number of non-zero
+  features per point, over repetitions.
+* :func:`ridge_rmse_curves` - Figure 6: test RMSE of ridge regression on the
+  three feature maps against non-zero features per point, with exact Laplace
+  kernel ridge regression as the reference.
+* :func:`laplace_link_pairs` - the Mondrian-Laplace link: for pairs of points,
+  the fraction of trees that put them in one cell against
+  ``exp(-lifetime ||x - x'||_1)``.
+
+All take ``random_state`` and an optional ``progress(fraction, text)`` callback.
+For each repetition the largest number of trees / grids / frequencies is drawn
+once and the estimates for smaller counts use its first ``m`` members (nested
+estimates: each is distributed as an independent ``m``-member estimate; the
+curves of one repetition are correlated).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+
+from mondrian_core._random import check_random_state
+from mondrian_core.errors import InputError
+from mondrian_core.kernel import (
+    MondrianFeatures,
+    RandomBinningFeatures,
+    RandomFourierFeatures,
+    block_one_hot_columns,
+    laplace_kernel,
+)
+
+__all__ = [
+    "METHODS",
+    "KernelErrorCurves",
+    "RidgeCurves",
+    "kernel_error_curves",
+    "ridge_rmse_curves",
+    "laplace_link_pairs",
+    "cumulative_kernels",
+    "kernel_slice",
+    "serpentine_order",
+]
+
+#: The three feature maps, in the order of the paper's legends.
+METHODS = ("Mondrian kernel", "Random binning", "Random Fourier features")
+
+MAX_POINTS_ERROR = 1000  # N x N x count boolean arrays stay below ~50 MB per chunk
+MAX_TRAIN_EXACT = 5000  # exact kernel ridge: an N x N Cholesky
+
+
+def _check_counts(counts) -> np.ndarray:
+    counts = np.unique(np.asarray(counts, dtype=np.int64).reshape(-1))
+    if counts.size == 0 or counts[0] < 1:
+        raise InputError("feature counts must be positive integers.")
+    return counts
+
+
+def _block_cumulative(cols_a, cols_b, counts):
+    """Yield (m, K_m) with K_m[i, j] = fraction of the first m blocks shared."""
+    n_a, n_b = cols_a.shape[0], cols_b.shape[0]
+    acc = np.zeros((n_a, n_b))
+    done = 0
+    for m in counts:
+        for b in range(done, m):  # loop over blocks (trees/grids), not points
+            acc += cols_a[:, b, None] == cols_b[None, :, b]
+        done = m
+        yield m, acc / m
+
+
+def cumulative_kernels(method, X, Y, lifetime, counts, random_state=None):
+    """Kernel estimates between ``X`` (fitted) and ``Y`` for each count in ``counts``.
+
+    Yields ``(m, K_m)`` where ``K_m`` (len(X), len(Y)) uses the first ``m``
+    trees / grids / frequencies of one draw of ``max(counts)`` of them. ``Y``
+    is placed by the method's ``transform`` (conditional Mondrian extension
+    for the Mondrian kernel).
+    """
+    counts = _check_counts(counts)
+    top = int(counts[-1])
+    rng = check_random_state(random_state)
+    same = Y is None
+    Y = X if same else Y
+    if method == METHODS[2]:
+        rff = RandomFourierFeatures(lifetime, top, rng).fit(X)
+        za = rff.transform(X) * np.sqrt(top / 2.0)  # cos(w.x + b), unscaled
+        zb = za if same else rff.transform(Y) * np.sqrt(top / 2.0)
+        acc = np.zeros((X.shape[0], Y.shape[0]))
+        done = 0
+        for m in counts:
+            acc += za[:, done:m] @ zb[:, done:m].T
+            done = m
+            yield m, acc * (2.0 / m)
+        return
+    if method == METHODS[0]:
+        est = MondrianFeatures(lifetime, top, rng).fit(X)
+    elif method == METHODS[1]:
+        est = RandomBinningFeatures(lifetime, top, rng).fit(X)
+    else:
+        raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+    ca = block_one_hot_columns(est.transform(X))
+    if same:
+        cb = ca
+    else:
+        Z = est.transform(np.vstack([X, Y]))
+        cb = block_one_hot_columns(Z)[X.shape[0]:]
+    yield from _block_cumulative(ca, cb, counts)
+
+
+@dataclass(frozen=True)
+class KernelErrorCurves:
+    """Maximum absolute kernel error per method, repetition and feature count.
+
+    ``errors[method]`` has shape (n_repeats, len(counts)).
+    """
+
+    counts: np.ndarray
+    errors: dict = field(default_factory=dict)
+    lifetime: float = 1.0
+    n_points: int = 0
+
+    def mean(self, method) -> np.ndarray:
+        return self.errors[method].mean(axis=0)
+
+    def std(self, method) -> np.ndarray:
+        return self.errors[method].std(axis=0, ddof=1) if self.errors[method].shape[0] > 1 \
+            else np.zeros(self.counts.size)
+
+
+def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
+                        random_state=None, progress=None) -> KernelErrorCurves:
+    """The paper's Figure 5: max |k_hat - k| over all pairs vs non-zero features.
+
+    Parameters
+    ----------
+    X : array (N, D)
+        The points (the paper: N = 100 uniform in the unit square, lifetime 10).
+    lifetime : float > 0
+    counts : sequence of int
+        Non-zero features per point: trees (Mondrian), grids (binning) or
+        frequencies (Fourier, whose features are all non-zero).
+    n_repeats : int
+    random_state : None, int or Generator
+    progress : callable(fraction, text), optional
+
+    Returns
+    -------
+    KernelErrorCurves
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] < 2:
+        raise InputError("Figure 5 needs at least 2 points.")
+    if X.shape[0] > MAX_POINTS_ERROR:
+        raise InputError(f"Figure 5 compares all pairs; use at most {MAX_POINTS_ERROR} points.")
+    n_repeats = int(n_repeats)
+    if n_repeats < 1:
+        raise InputError("n_repeats must be at least 1.")
+    counts = _check_counts(counts)
+    rng = check_random_state(random_state)
+    K = laplace_kernel(X, lifetime=lifetime)
+    iu = np.triu_indices(X.shape[0], k=1)
+    errors = {m: np.empty((n_repeats, counts.size)) for m in methods}
+    total = n_repeats * len(methods)
+    step = 0
+    for r in range(n_repeats):
+        for method in methods:
+            for c, (_, Km) in enumerate(cumulative_kernels(method, X, None, lifetime, counts, rng)):
+                errors[method][r, c] = np.abs(Km[iu] - K[iu]).max()
+            step += 1
+            if progress is not None:
+                progress(step / total, f"{method}, repetition {r + 1} of {n_repeats}")
+    return KernelErrorCurves(counts=counts, errors=errors, lifetime=float(lifetime),
+                             n_points=X.shape[0])
+
+
+@dataclass(frozen=True)
+class RidgeCurves:
+    """Test RMSE per method, repetition and count, and the exact-kernel RMSE."""
+
+    counts: np.ndarray
+    rmse: dict
+    exact_rmse: float | None
+    lifetime: float
+    ridge: float
+    baseline_rmse: float  # predicting the training mean
+
+    def mean(self, method) -> np.ndarray:
+        return self.rmse[method].mean(axis=0)
+
+    def std(self, method) -> np.ndarray:
+        return self.rmse[method].std(axis=0, ddof=1) if self.rmse[method].shape[0] > 1 \
+            else np.zeros(self.counts.size)
+
+
+def _krr_predict(K_train, K_test_train, y, ridge):
+    """Kernel ridge regression (dual, Cholesky): mean + K_* (K + ridge I)^{-1} (y - mean)."""
+    mu = y.mean()
+    A = K_train + ridge * np.eye(K_train.shape[0])
+    alpha = cho_solve(cho_factor(A, lower=True, check_finite=False), y - mu, check_finite=False)
+    return mu + K_test_train @ alpha
+
+
+def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repeats=3,
+                      ridge=0.1, methods=METHODS, random_state=None,
+                      progress=None) -> RidgeCurves:
+    """The paper's Figure 6: test RMSE of ridge regression on random features.
+
+    Ridge regression on features ``Z`` with penalty ``ridge`` is kernel ridge
+    regression with the approximate kernel ``Z Z^T``; it is solved in the dual
+    (an N_train x N_train Cholesky), the same for the exact Laplace kernel.
+    Test points are placed by each map's ``transform`` (the conditional
+    Mondrian extension for the Mondrian kernel, never a refit).
+
+    Returns
+    -------
+    RidgeCurves
+        ``exact_rmse`` is ``None`` when N_train > ``MAX_TRAIN_EXACT``.
+    """
+    X_train = np.asarray(X_train, dtype=float)
+    X_test = np.asarray(X_test, dtype=float)
+    y_train = np.asarray(y_train, dtype=float).reshape(-1)
+    y_test = np.asarray(y_test, dtype=float).reshape(-1)
+    if X_train.shape[0] < 2 or X_test.shape[0] < 1:
+        raise InputError("Figure 6 needs at least 2 training and 1 test point.")
+    if X_train.shape[0] > MAX_TRAIN_EXACT:
+        raise InputError(f"Use at most {MAX_TRAIN_EXACT} training points here.")
+    ridge = float(ridge)
+    if not ridge > 0:
+        raise InputError("The ridge penalty must be positive.")
+    counts = _check_counts(counts)
+    rng = check_random_state(random_state)
+
+    def rmse(pred):
+        return float(np.sqrt(np.mean((pred - y_test) ** 2)))
+
+    exact = rmse(_krr_predict(laplace_kernel(X_train, lifetime=lifetime),
+                              laplace_kernel(X_test, X_train, lifetime=lifetime), y_train, ridge))
+    n_tr = X_train.shape[0]
+    out = {m: np.empty((n_repeats, counts.size)) for m in methods}
+    total = n_repeats * len(methods)
+    step = 0
+    stacked = np.vstack([X_train, X_test])
+    for r in range(n_repeats):
+        for method in methods:
+            gen = cumulative_kernels(method, X_train, stacked, lifetime, counts, rng)
+            for c, (_, Km) in enumerate(gen):
+                # Km: (N_train, N_train + N_test)
+                out[method][r, c] = rmse(_krr_predict(Km[:, :n_tr], Km[:, n_tr:].T, y_train,
+                                                      ridge))
+            step += 1
+            if progress is not None:
+                progress(step / total, f"{method}, repetition {r + 1} of {n_repeats}")
+    baseline = rmse(np.full(y_test.shape, y_train.mean()))
+    return RidgeCurves(counts=counts, rmse=out, exact_rmse=exact, lifetime=float(lifetime),
+                       ridge=ridge, baseline_rmse=baseline)
+
+
+def laplace_link_pairs(X, lifetime, n_trees, n_pairs=300, random_state=None):
+    """Empirical fraction of trees sharing a cell vs ``exp(-lifetime ||x - x'||_1)``.
+
+    Returns ``(laplace, fraction, distance)`` for ``n_pairs`` random pairs
+    (i < j) of the points ``X`` (all pairs if there are fewer).
+    """
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    if n < 2:
+        raise InputError("The Laplace link needs at least 2 points.")
+    rng = check_random_state(random_state)
+    est = MondrianFeatures(lifetime, n_trees, rng).fit(X)
+    leaf = est.trees_.leaf_of_point  # (M, N)
+    iu, ju = np.triu_indices(n, k=1)
+    if iu.size > n_pairs:
+        pick = rng.choice(iu.size, size=n_pairs, replace=False)
+        iu, ju = iu[pick], ju[pick]
+    dist = np.abs(X[iu] - X[ju]).sum(1)
+    frac = (leaf[:, iu] == leaf[:, ju]).mean(axis=0)
+    return np.exp(-lifetime * dist), frac, dist
+
+
+def kernel_slice(lifetime, counts, x0=(0.5, 0.5), n_grid=301, random_state=None):
+    """k(x0, x) along the horizontal line through ``x0`` across the unit square.
+
+    The Mondrian partitions are sampled on the grid points of the line (by
+    projectivity their restriction to these points is the same as that of a
+    Mondrian on the whole square), so the estimate is a step function that
+    changes only where some tree has a cut.
+
+    Returns ``(s, laplace, estimates)``: the first coordinate of the grid
+    points, ``exp(-lifetime |s - x0[0]|)`` and a dict ``m -> k_m(x0, x)``.
+    """
+    x0 = np.asarray(x0, dtype=float).reshape(-1)
+    n_grid = int(n_grid)
+    if n_grid < 2:
+        raise InputError("The slice needs at least 2 grid points.")
+    s = np.linspace(0.0, 1.0, n_grid)
+    line = np.repeat(x0[None], n_grid, axis=0)
+    line[:, 0] = s
+    i0 = int(np.argmin(np.abs(s - x0[0])))
+    line[i0, 0] = x0[0]
+    laplace = np.exp(-lifetime * np.abs(s - x0[0]))
+    est = {int(m): Km[i0] for m, Km in
+           cumulative_kernels(METHODS[0], line, None, lifetime, counts, random_state)}
+    return s, laplace, est
+
+
+def serpentine_order(X, n_strips=None) -> np.ndarray:
+    """An order of the points in which neighbours in space are mostly neighbours.
+
+    Points are cut into ``n_strips`` strips along the first coordinate and
+    sorted along the second, alternately up and down (a boustrophedon), so a
+    kernel matrix in this order shows its local block structure.
+    """
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    if X.shape[1] == 1 or n < 2:
+        return np.argsort(X[:, 0], kind="stable")
+    if n_strips is None:
+        n_strips = max(1, int(round(np.sqrt(n) / 2)))
+    lo, hi = X[:, 0].min(), X[:, 0].max()
+    strip = np.minimum(((X[:, 0] - lo) / max(hi - lo, 1e-300) * n_strips).astype(int),
+                       n_strips - 1)
+    second = np.where(strip % 2 == 0, X[:, 1], -X[:, 1])
+    return np.lexsort((second, strip))
