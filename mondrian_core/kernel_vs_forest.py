@@ -114,6 +114,14 @@ class KernelForestWeights:
     kernel_train_losses: tuple
     forest_train_losses: tuple
 
+    def weight_summary(self, near=0.05) -> dict:
+        """Per fit: std of the weights and the share within ``near`` x (largest |weight|) of 0."""
+        lim = max(np.abs(self.kernel_weights).max(initial=0),
+                  np.abs(self.forest_weights).max(initial=0))
+        return {name: {"std": float(np.std(w)),
+                       "near_zero": float(np.mean(np.abs(w) <= near * lim)) if lim > 0 else 1.0}
+                for name, w in (("kernel", self.kernel_weights), ("forest", self.forest_weights))}
+
 
 def _features(X_train, n_trees, terminal, random_state):
     from mondrian_core.kernel import MondrianFeatures
