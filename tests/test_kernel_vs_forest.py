@@ -87,3 +87,32 @@ def test_objectives_are_loss_of_average_and_average_of_losses():
     assert k == pytest.approx(np.sum((y - trees.mean(axis=1)) ** 2))
     assert f == pytest.approx(np.mean([np.sum((y - trees[:, m]) ** 2) for m in range(M)]))
     assert k <= f  # Jensen: the loss of the average is at most the average loss
+
+
+def test_forest_fit_on_mondrian_features_is_the_mondrian_forest():
+    """Same seed, same trees: the forest weights on MondrianFeatures reproduce the estimator."""
+    from mondrian_core import MondrianFeatures, MondrianForestRegressor
+
+    rng = np.random.default_rng(4)
+    X = rng.random((80, 3))
+    y = np.sin(4 * X[:, 0]) + X[:, 2]
+    M, lam, noise = 6, 2.5, 0.2
+    Phi = MondrianFeatures(lifetime=lam, n_trees=M, random_state=7).fit(X).transform(X)
+    w = fit_forest_weights(Phi, y - y.mean(), noise / 1.0, M)
+    forest = MondrianForestRegressor(M, lam, random_state=7, smoothing="none",
+                                     noise_variance=noise, prior_variance=1.0).fit(X, y)
+    np.testing.assert_allclose(Phi @ w + y.mean(), forest.predict(X), rtol=1e-10, atol=1e-12)
+
+
+def test_path_and_weights_use_the_same_samples():
+    from mondrian_core import kernel_forest_weights, kernel_vs_forest_path
+
+    rng = np.random.default_rng(5)
+    X, Xt = rng.random((60, 2)), rng.random((30, 2))
+    f = lambda Z: np.sin(5 * Z[:, 0]) * Z[:, 1]  # noqa: E731
+    lifetimes = [0.5, 2.0, 6.0]
+    path = kernel_vs_forest_path(X, f(X), Xt, f(Xt), lifetimes, n_trees=5, random_state=3)
+    w = kernel_forest_weights(X, f(X), Xt, f(Xt), 2.0, n_trees=5, random_state=3,
+                              terminal_lifetime=6.0)
+    assert w.kernel_test_rmse == pytest.approx(path.kernel_test_rmse[1], rel=1e-12)
+    assert w.forest_test_rmse == pytest.approx(path.forest_test_rmse[1], rel=1e-12)
