@@ -9,8 +9,8 @@ from mondrian_core import datasets
 from mondrian_core.errors import InputError
 from mondrian_core.figures import forest as figs
 from mondrian_core.kernel_vs_forest import kernel_forest_weights, kernel_vs_forest_path
-from pages.common import (page_header, seed_control, show_figure, url_number, url_slider,
-                          user_errors)
+from pages.common import (page_header, seed_control, show_figure, url_choice, url_number,
+                          url_slider, user_errors)
 from pages.common_data import REGRESSION_KINDS, data_source_picker
 
 MAX_POINTS = 3000
@@ -75,19 +75,19 @@ with user_errors():
     with st.spinner("Sampling the Mondrians and fitting both models at every lifetime..."):
         path = _path(data, n_trees, terminal, n_lifetimes, noise, seed)
 
-if "lam" in st.session_state:  # keep the weights' lifetime inside the new range
-    st.session_state["lam"] = min(max(st.session_state["lam"], terminal / 300), terminal)
-lifetime = url_slider("Lifetime for the weights (λ)", "lam", min_value=float(terminal / 300),
-                      max_value=float(terminal), default=float(path.lifetimes[n_lifetimes // 2]),
-                      format="%.4g",
-                      help="Where the weights below are taken; marked by the dashed line.")
+grid = [f"{t:.4g}" for t in path.lifetimes]
+if st.session_state.get("lam") not in grid and "lam" in st.session_state:
+    st.session_state["lam"] = grid[n_lifetimes // 2]  # the curve's grid changed
+lifetime = float(url_choice("Lifetime for the weights (λ)", "lam", grid,
+                            default=grid[n_lifetimes // 2], widget="select_slider",
+                            help="One of the curve's lifetimes; marked by the dashed line."))
 with user_errors():
     with st.spinner("Fitting both models at this lifetime..."):
         w = _weights(data, n_trees, terminal, lifetime, noise, seed)
 
 left, right = st.columns([3, 2])
 with left:
-    show_figure(figs.kernel_vs_forest_rmse(path, lifetime), "kernel-vs-forest-rmse",
+    show_figure(figs.kernel_vs_forest_rmse(path, lifetime, height=480), "kernel-vs-forest-rmse",
                 params={"data": data.name, "M": n_trees, "noise": noise, "seed": seed})
 with right:
     best_k = int(np.argmin(path.kernel_test_rmse))
@@ -136,18 +136,20 @@ st.markdown(
     "variance). They differ in where the average sits (section 6; Proposition 5 of the "
     "supplement):")
 st.latex(r"\text{kernel:}\quad \min_w \sum_n \Big(y_n - \tfrac{1}{M}\sum_m \hat y_n^{(m)}\Big)^2"
-         r" + \delta^2 \|w\|^2 \qquad\qquad"
-         r"\text{forest:}\quad \min_w \sum_n \tfrac{1}{M}\sum_m \big(y_n - \hat y_n^{(m)}\big)^2"
+         r" + \delta^2 \|w\|^2")
+st.latex(r"\text{forest:}\quad \min_w \sum_n \tfrac{1}{M}\sum_m \big(y_n - \hat y_n^{(m)}\big)^2"
          r" + \delta^2 \|w\|^2")
 ov = w.objective_values
 table = pd.DataFrame(
-    {"kernel objective (loss of the average)": [ov["kernel"]["kernel"], ov["forest"]["kernel"]],
-     "forest objective (average of the losses)": [ov["kernel"]["forest"],
-                                                  ov["forest"]["forest"]],
-     "train MSE of the average": [w.kernel_train_losses[0], w.forest_train_losses[0]],
-     "train MSE of a tree (mean)": [w.kernel_train_losses[1], w.forest_train_losses[1]],
-     "test RMSE": [w.kernel_test_rmse, w.forest_test_rmse]},
-    index=["kernel weights (joint fit)", "forest weights (tree by tree)"])
+    {"kernel weights (joint fit)": [ov["kernel"]["kernel"], ov["kernel"]["forest"],
+                                    w.kernel_train_losses[0], w.kernel_train_losses[1],
+                                    w.kernel_test_rmse],
+     "forest weights (tree by tree)": [ov["forest"]["kernel"], ov["forest"]["forest"],
+                                       w.forest_train_losses[0], w.forest_train_losses[1],
+                                       w.forest_test_rmse]},
+    index=["kernel objective (loss of the average)", "forest objective (average of the losses)",
+           "train MSE of the average prediction", "train MSE of one tree (mean over trees)",
+           "test RMSE"])
 st.dataframe(table.style.format("{:.4g}"), width="stretch")
 st.markdown(
     f"In this run at λ = {lifetime:.4g}: the kernel's weights give the kernel objective "

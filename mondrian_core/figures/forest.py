@@ -31,35 +31,37 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
                                  line=dict(color=colour, width=1.5, dash="dot")))
     if lifetime is not None:
         fig.add_vline(x=max(lifetime, 1e-12), line=dict(color=BLACK, width=1, dash="dash"),
-                      annotation_text=f"lifetime {lifetime:g} (weights below)",
+                      annotation_text=f"λ = {lifetime:.3g}: weights below",
                       annotation_position="top left")
     fig.update_xaxes(title="lifetime λ (log scale)", type="log")
-    fig.update_yaxes(title="RMSE (target units)")
+    fig.update_yaxes(title="RMSE (units of the target)")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))
     return styled(fig, title="Test error against lifetime, same Mondrian samples",
                   height=height)
 
 
-def weight_histograms(weights, *, bins=40, height=380) -> go.Figure:
+def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
     """Histograms of the kernel's and the forest's weights on the same bins and axes (Figure 10)."""
     wk, wf = np.asarray(weights.kernel_weights), np.asarray(weights.forest_weights)
     lim = float(max(np.abs(wk).max(initial=0), np.abs(wf).max(initial=0), 1e-12))
     edges = np.linspace(-lim, lim, bins + 1)
-    fig = make_subplots(rows=1, cols=2, shared_xaxes=True, shared_yaxes=True,
-                        horizontal_spacing=0.04,
-                        subplot_titles=(f"Mondrian kernel (std {wk.std():.3g})",
-                                        f"Mondrian forest (std {wf.std():.3g})"))
-    for col, (w, colour) in enumerate(((wk, KERNEL_COLOUR), (wf, FOREST_COLOUR)), start=1):
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, shared_yaxes=True,
+                        vertical_spacing=0.12,
+                        subplot_titles=(f"Mondrian kernel (joint fit), std {wk.std():.3g}",
+                                        f"Mondrian forest (each tree alone), std {wf.std():.3g}"))
+    centres = (edges[:-1] + edges[1:]) / 2
+    for row, (w, colour) in enumerate(((wk, KERNEL_COLOUR), (wf, FOREST_COLOUR)), start=1):
         counts, _ = np.histogram(w, bins=edges)
-        centres = (edges[:-1] + edges[1:]) / 2
         fig.add_trace(go.Bar(x=centres, y=counts, width=edges[1] - edges[0],
                              marker=dict(color=colour, line=dict(color=BLACK, width=0.5)),
                              showlegend=False,
                              hovertemplate="weight %{x:.3g}<br>%{y} weights<extra></extra>"),
-                      row=1, col=col)
-    fig.update_xaxes(title="weight (normalised, w = [w⁽ᵐ⁾] / √M)", range=[-lim, lim])
-    fig.update_yaxes(title="number of weights", row=1, col=1)
-    return styled(fig, title=f"Weights learned at lifetime {weights.lifetime:g}", height=height)
+                      row=row, col=1)
+        fig.update_yaxes(title="weights", row=row, col=1)
+    fig.update_annotations(yshift=6, font=dict(size=13))  # subplot titles clear of the frame
+    fig.update_xaxes(range=[-lim, lim])
+    fig.update_xaxes(title="weight (normalised: w = [w⁽¹⁾ … w⁽ᴹ⁾] / √M)", row=2, col=1)
+    return styled(fig, title=f"Weights learned at lifetime {weights.lifetime:.3g}", height=height)
 
 
 def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,

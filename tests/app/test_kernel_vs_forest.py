@@ -14,7 +14,7 @@ def test_runs_with_defaults():
 
 def test_every_widget_moves():
     at = run_page(PAGE, query=SMALL)
-    at.slider(key="lam").set_value(0.2).run()
+    at.select_slider(key="lam").set_value(at.select_slider(key="lam").options[-1]).run()
     assert_clean(at)
     for key, value in [("trees", 8), ("nlam", 6)]:
         at.slider(key=key).set_value(value).run()
@@ -31,8 +31,9 @@ def test_every_widget_moves():
     assert "gp2d" in at.query_params["data_src"]
 
 
-def test_lifetime_out_of_range_after_terminal_change_is_clamped():
-    at = run_page(PAGE, query=SMALL | {"lam": "0.9"})
+def test_weights_lifetime_follows_the_curve_grid():
+    at = run_page(PAGE, query=SMALL)
+    at.select_slider(key="lam").set_value(at.select_slider(key="lam").options[-1]).run()
     at.number_input(key="terminal").set_value(0.5).run()
     assert_clean(at)
-    assert at.slider(key="lam").value <= 0.5
+    assert float(at.select_slider(key="lam").value) <= 0.5
