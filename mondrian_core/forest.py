@@ -558,8 +558,11 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         check_is_fitted(self, "trees_")
         return self._node_posterior()["E"] + self.y_mean_
 
-    def predict(self, X, return_std=False):
-        """Predictive mean (and standard deviation of y) at X, averaged over extensions.
+    def predict(self, X, return_std=False, include_noise=True):
+        """Predictive mean (and standard deviation) at X, averaged over extensions.
+
+        ``include_noise=False`` gives the standard deviation of the function
+        value (the mean of y) instead of that of a new observation y.
 
         The standard deviation is that of the forest's predictive mixture
         (equal-weight mixture of the trees' predictive distributions, each the
@@ -592,8 +595,10 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         mu = mean.mean(axis=0)
         if not return_std:
             return mu + self.y_mean_
-        var = second.mean(axis=0) - mu**2 + noise
-        return mu + self.y_mean_, np.sqrt(np.maximum(var, noise))
+        var = np.maximum(second.mean(axis=0) - mu**2, 0.0)
+        if include_noise:
+            var = var + noise
+        return mu + self.y_mean_, np.sqrt(var)
 
     @staticmethod
     def _branch_moments(a, post, node, z):

@@ -129,8 +129,9 @@ def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, 
                      n_estimators=10, lifetime=5.0, random_state=None) -> UncertaintyMaps:
     """Train on the points of (X, y) inside [train_lower, train_upper]; map std over a larger grid.
 
-    Mondrian forest: the predictive std of :meth:`MondrianForestRegressor.predict`
-    (grows away from the data). RandomForest / ExtraTrees: the standard
+    Mondrian forest: the predictive std of the function value (without the
+    observation noise, like the forests' spread) from
+    :meth:`MondrianForestRegressor.predict` (grows away from the data). RandomForest / ExtraTrees: the standard
     deviation of their trees' predictions (the usual forest spread), which
     stays what it is at the border of the data however far one goes.
     """
@@ -146,7 +147,7 @@ def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, 
     G = np.column_stack([a.ravel() for a in np.meshgrid(gx, gy)])
     Xt, yt = X[inside], y[inside]
     mf = MondrianForestRegressor(n_estimators, lifetime, random_state=rng).fit(Xt, yt)
-    mean, std = mf.predict(G, return_std=True)
+    mean, std = mf.predict(G, return_std=True, include_noise=False)
     means, stds = {"Mondrian forest": mean}, {"Mondrian forest": std}
     for name, est in _baselines("regression", n_estimators, seed).items():
         est.fit(Xt, yt)

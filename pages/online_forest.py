@@ -92,24 +92,23 @@ def growing_tree():
     seen = run.n_seen[step]
     lo = train.X.min(axis=0) - 0.05 * np.ptp(train.X, axis=0)
     hi = train.X.max(axis=0) + 0.05 * np.ptp(train.X, axis=0)
+    show_figure(figs.tree_partition(run.snapshots[step], train.X[:seen], train.y[:seen],
+                                    task=run.task, box=(lo, hi)),
+                "online-tree", params={"data": data.name, "step": step + 1, "seed": seed})
     left, right = st.columns([3, 2])
     with left:
-        show_figure(figs.tree_partition(run.snapshots[step], train.X[:seen], train.y[:seen],
-                                        task=run.task, box=(lo, hi)),
-                    "online-tree", params={"data": data.name, "step": step + 1, "seed": seed})
-    with right:
         ops = run.snapshots[step].operations
         st.markdown(
-            f"**{seen} of {len(train.X)} training points seen.** The diamonds are the batch that just "
-            "arrived, coloured by what each did to this tree; thick red lines are the splits "
+            f"**{seen} of {len(train.X)} training points seen.** The diamonds are the batch "
+            "that just arrived, coloured by what each did to this tree; thick red lines are the splits "
             "it created. Cells are drawn over the extent of their own points only: a "
             "Mondrian tree commits to a split only within the range of its data, which is "
             "what makes the online extension exact.")
-        st.markdown("\n".join(
+    with right:
+        st.markdown("**This batch, in this tree:**\n" + "\n".join(
             f"- {figs.OPERATION_NAMES[k]}: **{int(np.sum(ops == k))}**" for k in range(4)))
-        st.caption("Early points mostly insert splits (the data's range grows); later ones "
-                   "land inside existing cells and change nothing, so the cost per point is "
-                   "one walk down the tree.")
+        st.caption("Whatever a point does, it costs one walk from the root to (at most) a "
+                   "leaf: time proportional to the depth of the tree.")
         if st.session_state.get("play") and step + 1 == n_steps:
             st.info("Reached the last batch: pause, or lower the step to replay.")
     sc, oc = st.columns(2)
@@ -118,7 +117,7 @@ def growing_tree():
                     params={"data": data.name, "seed": seed})
         best = {k: v[step] for k, v in run.scores.items()}
         st.caption(
-            f"{run.score_name.capitalize()} on the {data.n_samples - len(train.X)} held-out "
+            f"{run.score_name[0].upper() + run.score_name[1:]} on the {data.n_samples - len(train.X)} held-out "
             f"points (30% of the set) after {seen} points: "
             + ", ".join(f"{k} {v:.3f}" for k, v in best.items())
             + ". RandomForest and ExtraTrees are retrained from scratch on all points so far "
@@ -134,28 +133,26 @@ def growing_tree():
 growing_tree()
 
 st.subheader("Uncertainty away from the training data")
-u1, u2 = st.columns([1, 3])
-with u1:
-    region = url_choice("Training region", "region", list(REGIONS), default="left half",
-                        help="Part of the data's bounding box whose points are used for training.")
-    show_data = url_toggle("Show training points", "showpts", default=True)
-    if data.task == "regression":
-        map_data, which = data, "the chosen data set"
-    else:
-        map_data, which = datasets.regression_surface_2d(600, random_state=seed), (
-            "the 2-D regression surface (the chosen set is a classification set)")
-    st.markdown(
-        f"Regression on {which}, trained only on the points inside the dashed box; the map "
-        "extends the data's box by half its width on every side. The Mondrian forest's "
-        "standard deviation averages over every way a test point can branch off into a "
-        "new leaf, more likely the farther it is from the data, so it rises towards the "
-        "prior's level. RandomForest and ExtraTrees (spread of their trees' predictions) "
-        "stay as confident far away as at the border: their cells extend to infinity. "
-        "This mirrors the slides' uncertainty comparison (Lakshminarayanan et al. 2016).")
-with u2:
-    with user_errors():
-        with st.spinner("Fitting the three forests..."):
-            maps, X_in = _maps(map_data, region, lifetime, n_trees, seed)
-        show_figure(figs.uncertainty_maps_figure(maps, X_in if show_data else None),
-                    "uncertainty-maps", params={"region": region, "lifetime": lifetime,
-                                                "seed": seed})
+region = url_choice("Training region", "region", list(REGIONS), default="left half",
+                    help="Part of the data's bounding box whose points are used for training.")
+show_data = url_toggle("Show training points", "showpts", default=True)
+if data.task == "regression":
+    map_data, which = data, "the chosen data set"
+else:
+    map_data, which = datasets.regression_surface_2d(600, random_state=seed), (
+        "the 2-D regression surface (the chosen set is a classification set)")
+with user_errors():
+    with st.spinner("Fitting the three forests..."):
+        maps, X_in = _maps(map_data, region, lifetime, n_trees, seed)
+    show_figure(figs.uncertainty_maps_figure(maps, X_in if show_data else None),
+                "uncertainty-maps", params={"region": region, "lifetime": lifetime,
+                                            "seed": seed})
+st.markdown(
+    f"Regression on {which}, trained only on the points inside the dashed box; the map "
+    "extends the data's box by half its width on every side. Shown is the standard deviation "
+    "of the predicted function value (without observation noise). The Mondrian forest's "
+    "averages over every way a test point can branch off into a new leaf, more likely the "
+    "farther it is from the data, so it rises towards the prior's level away from the box. "
+    "RandomForest and ExtraTrees (the spread of their trees' predictions) stay as "
+    "confident far away as at the border of the data, because their cells extend to "
+    "infinity. This mirrors the slides' uncertainty comparison (Lakshminarayanan et al. 2016).")

@@ -106,7 +106,7 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
         fig.update_yaxes(range=[box[0][1], box[1][1]])
     fig.update_xaxes(title="x1", constrain="domain")
     fig.update_yaxes(title="x2", scaleanchor="x", scaleratio=1, constrain="domain")
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.15, x=0,
+    fig.update_layout(legend=dict(orientation="v", x=1.02, y=1, xanchor="left",
                                   font=dict(size=12)))
     return styled(fig, title="Tree 1 of the forest: cells (data extents) and splits",
                   height=height)
@@ -125,8 +125,7 @@ def online_scores(run, step=None, *, height=380) -> go.Figure:
     fig.update_xaxes(title="training points seen")
     fig.update_yaxes(title=run.score_name)
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.22, x=0))
-    return styled(fig, title=f"{run.score_name.capitalize()}: online Mondrian forest vs "
-                             "forests retrained on the data so far", height=height)
+    return styled(fig, title="Online Mondrian forest vs retrained forests", height=height)
 
 
 def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
@@ -151,17 +150,19 @@ def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
                                      hoverinfo="skip"), row=1, col=col)
         fig.update_xaxes(title="x1", row=1, col=col, range=[maps.grid_x[0], maps.grid_x[-1]])
     fig.update_yaxes(title="x2", row=1, col=1, range=[maps.grid_y[0], maps.grid_y[-1]])
-    return styled(fig, title="Predictive standard deviation (training region dashed)",
+    fig.update_annotations(yshift=6, font=dict(size=13))  # subplot titles clear of the frame
+    return styled(fig, title="Standard deviation of the prediction (training region dashed)",
                   height=height)
 
 
-def operation_counts(run, step, *, height=300) -> go.Figure:
+def operation_counts(run, step, *, height=380) -> go.Figure:
     """How many (point, tree) insertions caused each operation, per batch, up to ``step``."""
     fig = go.Figure()
     for op, name in OPERATION_NAMES.items():
         fig.add_trace(go.Bar(x=run.n_seen[:step + 1], y=run.operation_counts[:step + 1, op],
                              name=name, marker=dict(color=OPERATION_COLOURS[op])))
-    fig.update_layout(barmode="stack", legend=dict(orientation="h", yanchor="top", y=-0.3, x=0))
+    fig.update_layout(barmode="stack", legend=dict(orientation="h", yanchor="top", y=-0.32, x=0,
+                                                   font=dict(size=12)))
     fig.update_xaxes(title="training points seen")
     fig.update_yaxes(title="(point, tree) pairs")
     return styled(fig, title="Operations per batch, all trees", height=height)
