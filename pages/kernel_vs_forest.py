@@ -93,7 +93,8 @@ with right:
     best_k = int(np.argmin(path.kernel_test_rmse))
     best_f = int(np.argmin(path.forest_test_rmse))
     st.markdown(
-        "**Test error against lifetime** (the paper's Figure 9), target standardised. "
+        "**Test error against lifetime** (the paper's Figure 9), target standardised; "
+        "solid: test, dotted: train; the dashed line marks the weights' lifetime below. "
         "Small lifetimes mean few, large cells; large lifetimes many small ones. At "
         "every lifetime both models use the same trees.")
     st.markdown(

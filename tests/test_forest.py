@@ -235,6 +235,8 @@ def test_predictive_std_grows_away_from_the_data(smoothing):
     # the prior's level (the mixture of data and prior predictions may overshoot it a little)
     assert np.all(np.diff(std_out[:4]) > 0)
     assert std_in.mean() < std_out[1]
+    _, std_f = f.predict(Xr, return_std=True, include_noise=False)
+    np.testing.assert_allclose(std_f**2 + 0.01, std_out**2, rtol=1e-10)
     # far away every tree branches off at once: the prior plus the noise
     _, far = f.predict(np.array([[1e6, 0.5]]), return_std=True)
     assert far[0] == pytest.approx(math.sqrt(1.0 + 0.01), rel=1e-9)

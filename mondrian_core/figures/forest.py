@@ -30,9 +30,7 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
         fig.add_trace(go.Scatter(x=x, y=train, mode="lines", name=f"{name}: train",
                                  line=dict(color=colour, width=1.5, dash="dot")))
     if lifetime is not None:
-        fig.add_vline(x=max(lifetime, 1e-12), line=dict(color=BLACK, width=1, dash="dash"),
-                      annotation_text=f"λ = {lifetime:.3g}: weights below",
-                      annotation_position="top left")
+        fig.add_vline(x=max(lifetime, 1e-12), line=dict(color=BLACK, width=1, dash="dash"))
     fig.update_xaxes(title="lifetime λ (log scale)", type="log")
     fig.update_yaxes(title="RMSE (units of the target)")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))
