@@ -277,6 +277,8 @@ class _TreeStore:
         a["depth"] = depth
         a["is_leaf"] = a["left"] < 0
         a["lifetime"] = self.lifetime
+        a["span"] = end - a["birth"]
+        a["box"] = np.hstack([a["lower"], a["upper"]])
         self._frozen = a
         return a
 
@@ -289,27 +291,29 @@ def _walk(a: dict, X: np.ndarray, n_trees: int):
     probability of reaching ``node`` without branching off, the probability of
     branching off in ``node``'s interval given that, and ``z = rate * length``.
     """
-    N = X.shape[0]
+    N, D = X.shape
     entry = np.arange(n_trees * N)
     point = np.tile(np.arange(N), n_trees)
     node = np.repeat(a["roots"], N)
     keep = node >= 0
     entry, point, node = entry[keep], point[keep], node[keep]
     surv = np.ones(entry.size)
-    lower, upper, birth, end = a["lower"], a["upper"], a["birth"], a["end"]
+    box, span, is_leaf = a["box"], a["span"], a["is_leaf"]
+    split_dim, split_loc, left_child, right_child = (a["split_dim"], a["split_loc"], a["left"],
+                                                     a["right"])
+    x = X[point]
     while entry.size:
-        x = X[point]
-        rate = (np.maximum(lower[node] - x, 0.0) + np.maximum(x - upper[node], 0.0)).sum(axis=1)
-        z = rate * (end[node] - birth[node])
+        b = box[node]
+        rate = (np.maximum(b[:, :D] - x, 0.0) + np.maximum(x - b[:, D:], 0.0)).sum(axis=1)
+        z = rate * span[node]
         p_branch = -np.expm1(-z)
-        leaf = a["is_leaf"][node]
+        leaf = is_leaf[node]
         yield entry, node, surv, p_branch, z, leaf
-        surv = surv * (1.0 - p_branch)
         go = ~leaf
-        entry, point, node, surv = entry[go], point[go], node[go], surv[go]
-        dim = a["split_dim"][node]
-        left = X[point, dim] <= a["split_loc"][node]
-        node = np.where(left, a["left"][node], a["right"][node])
+        surv = surv[go] * (1.0 - p_branch[go])
+        entry, point, node, x = entry[go], point[go], node[go], x[go]
+        goes_left = x[np.arange(node.size), split_dim[node]] <= split_loc[node]
+        node = np.where(goes_left, left_child[node], right_child[node])
 
 
 def _truncated_exp_moments(z: np.ndarray):
@@ -515,10 +519,11 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
 
     def _node_posterior(self):
         """Posterior mean/variance (centred at m) of every node's mean, and cov with parent."""
-        if self._posterior is not None and self._posterior[0] is self.trees_.arrays():
-            return self._posterior[1]
         a = self.trees_.arrays()
         noise, prior = self._variances()
+        key = (noise, prior, self.smoothing, self.y_mean_)
+        if self._posterior is not None and self._posterior[0] is a and self._posterior[2] == key:
+            return self._posterior[1]
         n, s = a["stats"][:, 0], a["stats"][:, 1] - a["stats"][:, 0] * self.y_mean_
         leaf = a["is_leaf"]
         if self.smoothing == "none":
@@ -527,11 +532,13 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
             post = {"E": E, "V": V}
         else:
             post = self._belief_propagation(a, n, s, noise, prior)
-        self._posterior = (a, post)
+        post["branch"], post["leaf"] = self._prediction_coefficients(a, post, prior,
+                                                                     self.smoothing)
+        self._posterior = (a, post, key)
         return post
 
     def _belief_propagation(self, a, n, s, noise, prior):
-        kappa = prior / self.lifetime if self.lifetime > 0 else 0.0
+        kappa = prior / a["lifetime"] if a["lifetime"] > 0 else 0.0
         q = kappa * (a["end"] - a["birth"])              # Brownian variance to the parent
         parent, depth, leaf = a["parent"], a["depth"], a["is_leaf"]
         pi = np.where(leaf, n / noise, 0.0)                # likelihood precision of data below
@@ -579,18 +586,18 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         M, N = self.n_estimators, X.shape[0]
         mean = np.zeros(M * N)
         second = np.zeros(M * N)
-        E, V = post["E"], post["V"]
+        branch, leaf_coef = post["branch"], post["leaf"]
         for entry, node, surv, pb, z, leaf in _walk(a, X, M):
-            w = surv * pb
-            if self.smoothing == "none":
-                bm, bs = 0.0, prior
-            else:
-                bm, bs = self._branch_moments(a, post, node, z)
-            mean[entry] += w * bm
-            second[entry] += w * bs
-            wl = np.where(leaf, surv * (1.0 - pb), 0.0)
-            mean[entry] += wl * E[node]
-            second[entry] += wl * (V[node] + E[node] ** 2)
+            pos = z > 0            # only points outside a node's box can branch off there
+            if pos.any():
+                e, c, w = entry[pos], branch[node[pos]], surv[pos] * pb[pos]
+                eu, eu2 = _truncated_exp_moments(z[pos])
+                mean[e] += w * (c[:, 0] + c[:, 1] * eu)
+                second[e] += w * (c[:, 2] + c[:, 3] * eu + c[:, 4] * eu2)
+            if leaf.any():
+                e, c, w = entry[leaf], leaf_coef[node[leaf]], surv[leaf] * (1.0 - pb[leaf])
+                mean[e] += w * c[:, 0]
+                second[e] += w * c[:, 1]
         mean, second = mean.reshape(M, N), second.reshape(M, N)
         mu = mean.mean(axis=0)
         if not return_std:
@@ -601,30 +608,40 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         return mu + self.y_mean_, np.sqrt(var)
 
     @staticmethod
-    def _branch_moments(a, post, node, z):
-        """Mean and second moment of a new leaf branched off above ``node``.
+    def _prediction_coefficients(a, post, prior, smoothing):
+        """Per node, the moments of a new leaf branched off above it, as polynomials in u.
 
         The new split's time is ``s0 + u * (s1 - s0)`` with ``u`` a truncated
-        exponential; the new parent's mean is the Brownian bridge between the
-        path's parent (time s0) and ``node`` (time s1); the new leaf adds a
-        Brownian step to the lifetime.
+        exponential (``E[u]``, ``E[u^2]`` applied per test point). Hierarchical
+        model: the new parent's mean is the Brownian bridge between the path's
+        parent P (time s0) and the node j (time s1), the new leaf a further
+        Brownian step to the lifetime, so with ``B = E_j - E_P``::
+
+            mean   = E_P + B u
+            second = k (lifetime - s0) + V_P + E_P^2
+                     + (2 C - 2 V_P + 2 E_P B) u
+                     + (V_P + V_j - 2 C - k (s1 - s0) + B^2) u^2
+
+        Factorised model: the prior, ``mean = 0``, ``second = prior``.
+        Returns ``branch`` (n_nodes, 5): E_P, B, c0, c1, c2; ``leaf``
+        (n_nodes, 2): posterior mean and second moment of each node.
         """
-        E, V, C, kappa = post["E"], post["V"], post["C"], post["kappa"]
-        p = a["parent"][node]
+        E, V = post["E"], post["V"]
+        leaf = np.column_stack([E, V + E**2])
+        if smoothing == "none":
+            branch = np.zeros((E.size, 5))
+            branch[:, 2] = prior
+            return branch, leaf
+        C, kappa = post["C"], post["kappa"]
+        p = a["parent"]
         has = p >= 0
         EP = np.where(has, E[np.maximum(p, 0)], 0.0)
         VP = np.where(has, V[np.maximum(p, 0)], 0.0)
-        Cj = C[node]
-        s0, s1 = a["birth"][node], a["end"][node]
-        span = s1 - s0
-        eu, eu2 = _truncated_exp_moments(z)
-        Ej, Vj = E[node], V[node]
-        mean = EP + eu * (Ej - EP)
-        mean_sq = EP**2 + 2 * eu * EP * (Ej - EP) + eu2 * (Ej - EP) ** 2
-        lam = a["lifetime"]
-        var = (kappa * (lam - s0 - eu * span) + kappa * span * (eu - eu2)
-               + VP * (1 - 2 * eu + eu2) + Vj * eu2 + 2 * Cj * (eu - eu2))
-        return mean, var + mean_sq
+        B = E - EP
+        c0 = kappa * (a["lifetime"] - a["birth"]) + VP + EP**2
+        c1 = 2 * C - 2 * VP + 2 * EP * B
+        c2 = VP + V - 2 * C - kappa * a["span"] + B**2
+        return np.column_stack([EP, B, c0, c1, c2]), leaf
 
 
 class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
@@ -748,15 +765,19 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         G, tab, gamma = self._node_distributions(a)
         M, N, K = self.n_estimators, X.shape[0], len(self.classes_)
         out = np.zeros((M * N, K))
+        p = a["parent"]
+        GP = np.where((p >= 0)[:, None], G[np.maximum(p, 0)], 1.0 / K)     # parent's G
+        T = tab / np.maximum(tab.sum(axis=1, keepdims=True), 1.0)          # tab_j / tab_j.
         for entry, node, surv, pb, z, leaf in _walk(a, X, M):
-            p = a["parent"][node]
-            GP = np.where((p >= 0)[:, None], G[np.maximum(p, 0)], 1.0 / K)
-            span = a["end"][node] - a["birth"][node]
-            ed = _expected_discount(z, gamma * span)[:, None]
-            tj = tab[node]
-            branch = (1.0 - ed) * tj / tj.sum(axis=1, keepdims=True) + ed * GP
-            out[entry] += (surv * pb)[:, None] * branch
-            out[entry] += np.where(leaf, surv * (1.0 - pb), 0.0)[:, None] * G[node]
+            pos = z > 0            # only points outside a node's box can branch off there
+            if pos.any():
+                nd = node[pos]
+                ed = _expected_discount(z[pos], gamma * a["span"][nd])[:, None]
+                branch = (1.0 - ed) * T[nd] + ed * GP[nd]
+                out[entry[pos]] += (surv[pos] * pb[pos])[:, None] * branch
+            if leaf.any():
+                w = surv[leaf] * (1.0 - pb[leaf])
+                out[entry[leaf]] += w[:, None] * G[node[leaf]]
         return out.reshape(M, N, K).mean(axis=0)
 
     def predict(self, X):
