@@ -102,8 +102,8 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
     if box is not None:
         fig.update_xaxes(range=[box[0][0], box[1][0]])
         fig.update_yaxes(range=[box[0][1], box[1][1]])
-    fig.update_xaxes(title="x1", constrain="domain")
-    fig.update_yaxes(title="x2", scaleanchor="x", scaleratio=1, constrain="domain")
+    fig.update_xaxes(title="x1")
+    fig.update_yaxes(title="x2")
     fig.update_layout(legend=dict(orientation="v", x=1.02, y=1, xanchor="left",
                                   font=dict(size=12)))
     return styled(fig, title="Tree 1 of the forest: cells (data extents) and splits",
