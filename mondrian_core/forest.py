@@ -292,28 +292,29 @@ def _walk(a: dict, X: np.ndarray, n_trees: int):
     branching off in ``node``'s interval given that, and ``z = rate * length``.
     """
     N, D = X.shape
-    entry = np.arange(n_trees * N)
-    point = np.tile(np.arange(N), n_trees)
-    node = np.repeat(a["roots"], N)
-    keep = node >= 0
-    entry, point, node = entry[keep], point[keep], node[keep]
-    surv = np.ones(entry.size)
     box, span, is_leaf = a["box"], a["span"], a["is_leaf"]
     split_dim, split_loc, left_child, right_child = (a["split_dim"], a["split_loc"], a["left"],
                                                      a["right"])
-    x = X[point]
-    while entry.size:
-        b = box[node]
-        rate = (np.maximum(b[:, :D] - x, 0.0) + np.maximum(x - b[:, D:], 0.0)).sum(axis=1)
-        z = rate * span[node]
-        p_branch = -np.expm1(-z)
-        leaf = is_leaf[node]
-        yield entry, node, surv, p_branch, z, leaf
-        go = ~leaf
-        surv = surv[go] * (1.0 - p_branch[go])
-        entry, point, node, x = entry[go], point[go], node[go], x[go]
-        goes_left = x[np.arange(node.size), split_dim[node]] <= split_loc[node]
-        node = np.where(goes_left, left_child[node], right_child[node])
+    for m, root in enumerate(a["roots"]):  # tree by tree: the gathers stay in cache
+        if root < 0:
+            continue
+        point = np.arange(N)
+        entry = point + m * N
+        node = np.full(N, root)
+        surv = np.ones(N)
+        x = X
+        while entry.size:
+            b = box[node]
+            rate = (np.maximum(b[:, :D] - x, 0.0) + np.maximum(x - b[:, D:], 0.0)).sum(axis=1)
+            z = rate * span[node]
+            p_branch = -np.expm1(-z)
+            leaf = is_leaf[node]
+            yield entry, node, surv, p_branch, z, leaf
+            go = ~leaf
+            surv = surv[go] * (1.0 - p_branch[go])
+            entry, point, node, x = entry[go], point[go], node[go], x[go]
+            goes_left = x[np.arange(node.size), split_dim[node]] <= split_loc[node]
+            node = np.where(goes_left, left_child[node], right_child[node])
 
 
 def _truncated_exp_moments(z: np.ndarray):
