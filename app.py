@@ -23,6 +23,13 @@ VIEWS: list[View] = [
          "The Mondrian kernel against the Laplace kernel: kernel matrices, a slice that "
          "turns from steps into an exponential as trees are added, the Mondrian-Laplace "
          "link, and the paper's Figures 5 and 6 against random binning and Fourier features."),
+    View("pages/kernel_vs_forest.py", "Kernel vs forest", ":material/compare_arrows:",
+         "The same Mondrian trees fitted jointly (Mondrian kernel) or tree by tree "
+         "(Mondrian forest): test error against lifetime and the weights each learns "
+         "(the paper's Figures 9 and 10)."),
+    View("pages/online_forest.py", "Online Mondrian forest", ":material/stream:",
+         "Points arrive in mini-batches: watch a tree grow by the conditional Mondrian, "
+         "compare with retrained random forests, and see uncertainty rise away from the data."),
 ]
 VIEWS.append(View("pages/partition_gp.py", "Partition-kernel GPs", ":material/scatter_plot:",
                   "GP regression with the Random Forest and Fast Cluster kernels of Davies and "

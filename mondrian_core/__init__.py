@@ -75,3 +75,15 @@ from mondrian_core.sweep import LifetimePath, lifetime_path  # noqa: E402
 from mondrian_core.posterior import LifetimePosterior, lifetime_posterior  # noqa: E402
 
 __all__ += ["LifetimePath", "lifetime_path", "LifetimePosterior", "lifetime_posterior"]
+from mondrian_core.forest import MondrianForestClassifier, MondrianForestRegressor  # noqa: E402
+
+__all__ += ["MondrianForestRegressor", "MondrianForestClassifier"]
+from mondrian_core.kernel_vs_forest import (  # noqa: E402
+    KernelForestPath,
+    KernelForestWeights,
+    kernel_forest_weights,
+    kernel_vs_forest_path,
+)
+
+__all__ += ["KernelForestPath", "KernelForestWeights", "kernel_forest_weights",
+            "kernel_vs_forest_path"]

@@ -72,7 +72,7 @@ def url_number(label: str, key: str, *, min_value, max_value, default, step=None
 
 def url_choice(label: str, key: str, options: Sequence[str], *, default: str,
                widget: str = "selectbox", container=st, **kwargs):
-    """A selectbox / radio / segmented control over strings, kept in the URL."""
+    """A selectbox / radio / segmented control / select slider over strings, kept in the URL."""
 
     def parse(raw):
         if raw not in options:
@@ -81,7 +81,8 @@ def url_choice(label: str, key: str, options: Sequence[str], *, default: str,
 
     _init(key, _param(key, default, parse))
     make = {"selectbox": container.selectbox, "radio": container.radio,
-            "segmented": container.segmented_control}[widget]
+            "segmented": container.segmented_control,
+            "select_slider": container.select_slider}[widget]
     value = make(label, options, key=key, **kwargs)
     if value is None:  # a segmented control can be cleared
         value = default

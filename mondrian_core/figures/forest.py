@@ -1,0 +1,166 @@
+"""Figures for the forest pages: kernel vs forest (paper's Figures 9, 10), online forest.
+
+Pure functions of core results returning plotly figures styled with the theme.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from mondrian_core.figures.theme import (BLACK, BLUE, GREY, LIGHT_GREY, RED, SERIES, SEQUENTIAL,
+                                         YELLOW, styled)
+from mondrian_core.forest import EXTEND, INSERT_ABOVE, NO_CHANGE, OPERATION_NAMES, SPLIT_LEAF
+
+KERNEL_COLOUR, FOREST_COLOUR = BLUE, RED
+OPERATION_COLOURS = {NO_CHANGE: GREY, EXTEND: "#E0A800", INSERT_ABOVE: BLUE, SPLIT_LEAF: RED}
+
+
+def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
+    """Test (solid) and train (dotted) RMSE against lifetime for both fits (paper's Figure 9)."""
+    fig = go.Figure()
+    x = np.maximum(path.lifetimes, 1e-12)
+    for name, colour, test, train in (
+            ("Mondrian kernel (joint fit)", KERNEL_COLOUR, path.kernel_test_rmse,
+             path.kernel_train_rmse),
+            ("Mondrian forest (each tree alone)", FOREST_COLOUR, path.forest_test_rmse,
+             path.forest_train_rmse)):
+        fig.add_trace(go.Scatter(x=x, y=test, mode="lines+markers", name=f"{name}: test",
+                                 line=dict(color=colour, width=2.5), marker=dict(size=6)))
+        fig.add_trace(go.Scatter(x=x, y=train, mode="lines", name=f"{name}: train",
+                                 line=dict(color=colour, width=1.5, dash="dot")))
+    if lifetime is not None:
+        fig.add_vline(x=max(lifetime, 1e-12), line=dict(color=BLACK, width=1, dash="dash"))
+    fig.update_xaxes(title="lifetime λ (log scale)", type="log")
+    fig.update_yaxes(title="RMSE (units of the target)")
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))
+    return styled(fig, title="Test error against lifetime, same Mondrian samples",
+                  height=height)
+
+
+def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
+    """Histograms of the kernel's and the forest's weights on the same bins and axes (Figure 10)."""
+    wk, wf = np.asarray(weights.kernel_weights), np.asarray(weights.forest_weights)
+    lim = float(max(np.abs(wk).max(initial=0), np.abs(wf).max(initial=0), 1e-12))
+    edges = np.linspace(-lim, lim, bins + 1)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, shared_yaxes=True,
+                        vertical_spacing=0.12,
+                        subplot_titles=(f"Mondrian kernel (joint fit), std {wk.std():.3g}",
+                                        f"Mondrian forest (each tree alone), std {wf.std():.3g}"))
+    centres = (edges[:-1] + edges[1:]) / 2
+    for row, (w, colour) in enumerate(((wk, KERNEL_COLOUR), (wf, FOREST_COLOUR)), start=1):
+        counts, _ = np.histogram(w, bins=edges)
+        fig.add_trace(go.Bar(x=centres, y=counts, width=edges[1] - edges[0],
+                             marker=dict(color=colour, line=dict(color=BLACK, width=0.5)),
+                             showlegend=False,
+                             hovertemplate="weight %{x:.3g}<br>%{y} weights<extra></extra>"),
+                      row=row, col=1)
+        fig.update_yaxes(title="weights", row=row, col=1)
+    fig.update_annotations(yshift=6, font=dict(size=13))  # subplot titles clear of the frame
+    fig.update_xaxes(range=[-lim, lim])
+    fig.update_xaxes(title="weight (normalised: w = [w⁽¹⁾ … w⁽ᴹ⁾] / √M)", row=2, col=1)
+    return styled(fig, title=f"Weights learned at lifetime {weights.lifetime:.3g}", height=height)
+
+
+def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
+                   height=520) -> go.Figure:
+    """One online tree: leaf boxes (data extents), splits (new ones thick), the batch by operation."""
+    fig = go.Figure()
+    for (lo, up) in snapshot.leaf_boxes:
+        fig.add_shape(type="rect", x0=lo[0], y0=lo[1], x1=up[0], y1=up[1],
+                      line=dict(color=LIGHT_GREY, width=1), fillcolor="rgba(247,216,66,0.10)",
+                      layer="below")
+    for new in (False, True):
+        seg = snapshot.segments[snapshot.new_segment == new]
+        if seg.size == 0:
+            continue
+        xs = np.column_stack([seg[:, 0], seg[:, 2], np.full(len(seg), np.nan)]).ravel()
+        ys = np.column_stack([seg[:, 1], seg[:, 3], np.full(len(seg), np.nan)]).ravel()
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip",
+                                 name="split made by this batch" if new else "split",
+                                 line=dict(color=RED if new else BLACK, width=3.5 if new else 1.5)))
+    if task == "classification":
+        for k, label in enumerate(np.unique(y_seen)):
+            sel = y_seen == label
+            fig.add_trace(go.Scatter(x=X_seen[sel, 0], y=X_seen[sel, 1], mode="markers",
+                                     name=f"seen, class {label}",
+                                     marker=dict(size=5, color=SERIES[(k + 3) % len(SERIES)],
+                                                 opacity=0.45)))
+    else:
+        fig.add_trace(go.Scatter(x=X_seen[:, 0], y=X_seen[:, 1], mode="markers", name="seen",
+                                 marker=dict(size=5, color=y_seen, colorscale=SEQUENTIAL,
+                                             opacity=0.5, showscale=False)))
+    for op, name in OPERATION_NAMES.items():
+        sel = snapshot.operations == op
+        if not np.any(sel):
+            continue
+        fig.add_trace(go.Scatter(
+            x=snapshot.new_points[sel, 0], y=snapshot.new_points[sel, 1], mode="markers",
+            name=f"new: {name} ({int(sel.sum())})",
+            marker=dict(size=12, color=OPERATION_COLOURS[op], symbol="diamond",
+                        line=dict(color=BLACK, width=1.2))))
+    if box is not None:
+        fig.update_xaxes(range=[box[0][0], box[1][0]])
+        fig.update_yaxes(range=[box[0][1], box[1][1]])
+    fig.update_xaxes(title="x1")
+    fig.update_yaxes(title="x2")
+    fig.update_layout(legend=dict(orientation="v", x=1.02, y=1, xanchor="left",
+                                  font=dict(size=12)))
+    return styled(fig, title="Tree 1 of the forest: cells (data extents) and splits",
+                  height=height)
+
+
+def online_scores(run, step=None, *, height=380) -> go.Figure:
+    """Test score of the online Mondrian forest and retrained batch forests against points seen."""
+    fig = go.Figure()
+    colours = [RED, BLUE, "#E0A800"]
+    for (name, values), colour in zip(run.scores.items(), colours):
+        fig.add_trace(go.Scatter(x=run.n_seen, y=values, mode="lines+markers", name=name,
+                                 line=dict(color=colour, width=2.5 if "Mondrian" in name else 1.8),
+                                 marker=dict(size=5)))
+    if step is not None:
+        fig.add_vline(x=int(run.n_seen[step]), line=dict(color=BLACK, width=1, dash="dash"))
+    fig.update_xaxes(title="training points seen")
+    fig.update_yaxes(title=run.score_name)
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.22, x=0))
+    return styled(fig, title="Online Mondrian forest vs retrained forests", height=height)
+
+
+def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
+    """Predictive standard deviation of each method over the grid, training region outlined."""
+    names = list(maps.std)
+    zmax = float(max(v.max() for v in maps.std.values()))
+    fig = make_subplots(rows=1, cols=len(names), shared_yaxes=True, horizontal_spacing=0.03,
+                        subplot_titles=names)
+    for col, name in enumerate(names, start=1):
+        fig.add_trace(go.Heatmap(
+            x=maps.grid_x, y=maps.grid_y, z=maps.std[name], zmin=0, zmax=zmax,
+            colorscale=SEQUENTIAL, showscale=col == len(names),
+            colorbar=dict(title="std"),
+            hovertemplate="x1 %{x:.2f}<br>x2 %{y:.2f}<br>std %{z:.3f}<extra></extra>"),
+            row=1, col=col)
+        lo, up = maps.train_box
+        fig.add_shape(type="rect", x0=lo[0], y0=lo[1], x1=up[0], y1=up[1],
+                      line=dict(color=YELLOW, width=2.5, dash="dash"), row=1, col=col)
+        if X_train is not None:
+            fig.add_trace(go.Scatter(x=X_train[:, 0], y=X_train[:, 1], mode="markers",
+                                     marker=dict(size=3, color=YELLOW), showlegend=False,
+                                     hoverinfo="skip"), row=1, col=col)
+        fig.update_xaxes(title="x1", row=1, col=col, range=[maps.grid_x[0], maps.grid_x[-1]])
+    fig.update_yaxes(title="x2", row=1, col=1, range=[maps.grid_y[0], maps.grid_y[-1]])
+    fig.update_annotations(yshift=6, font=dict(size=13))  # subplot titles clear of the frame
+    return styled(fig, title="Standard deviation of the prediction (training region dashed)",
+                  height=height)
+
+
+def operation_counts(run, step, *, height=380) -> go.Figure:
+    """How many (point, tree) insertions caused each operation, per batch, up to ``step``."""
+    fig = go.Figure()
+    for op, name in OPERATION_NAMES.items():
+        fig.add_trace(go.Bar(x=run.n_seen[:step + 1], y=run.operation_counts[:step + 1, op],
+                             name=name, marker=dict(color=OPERATION_COLOURS[op])))
+    fig.update_layout(barmode="stack", legend=dict(orientation="h", yanchor="top", y=-0.32, x=0,
+                                                   font=dict(size=12)))
+    fig.update_xaxes(title="training points seen")
+    fig.update_yaxes(title="(point, tree) pairs")
+    return styled(fig, title="Operations per batch, all trees", height=height)

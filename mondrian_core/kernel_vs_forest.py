@@ -1,0 +1,220 @@
+"""Mondrian kernel vs Mondrian forest on the same Mondrian samples.
+
+Balog et al., "The Mondrian Kernel" (UAI 2016), section 6, section 8.3
+(Figures 9 and 10) and Proposition 5 of the supplement. With ``Phi`` the
+normalised one-hot cell features of M Mondrian trees (one non-zero
+``1/sqrt(M)`` per tree per row), both models predict ``Phi @ w`` but fit ``w``
+differently (``r = noise_variance / prior_variance``, targets centred):
+
+* kernel (joint fit, "loss of the average")::
+
+      min_w  sum_n (y_n - phi_n . w)^2 + r ||w||^2
+
+* forest (each tree alone, "average of the losses", Proposition 5)::
+
+      min_w  sum_n (1/M) sum_m (y_n - yhat_n^(m))^2 + r ||w||^2,
+      yhat_n^(m) = sqrt(M) * w[cell of x_n in tree m]
+
+  whose minimiser is, cell by cell, ``w_c = sum(y in c) / (n_c + r) / sqrt(M)``
+  (each tree's ridge leaf value, rescaled).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import cho_factor, cho_solve
+
+from mondrian_core.errors import InputError
+
+
+def _csr(Phi) -> sp.csr_matrix:
+    Phi = sp.csr_matrix(Phi, dtype=float)
+    Phi.sort_indices()
+    return Phi
+
+
+def fit_kernel_weights(Phi, y, ratio: float) -> np.ndarray:
+    """Joint ridge weights: ``argmin ||y - Phi w||^2 + ratio ||w||^2`` (Cholesky).
+
+    Solved in the primal (C x C) or the dual (N x N), whichever is smaller.
+    """
+    Phi = _csr(Phi)
+    y = np.asarray(y, dtype=float)
+    N, C = Phi.shape
+    if C <= N:
+        A = (Phi.T @ Phi).toarray() + ratio * np.eye(C)
+        return cho_solve(cho_factor(A, lower=True), Phi.T @ y)
+    A = (Phi @ Phi.T).toarray() + ratio * np.eye(N)
+    return Phi.T @ cho_solve(cho_factor(A, lower=True), y)
+
+
+def fit_forest_weights(Phi, y, ratio: float, n_trees: int) -> np.ndarray:
+    """Independent per-tree ridge leaf values, normalised: ``S_c / (n_c + ratio) / sqrt(M)``."""
+    Phi = _csr(Phi)
+    y = np.asarray(y, dtype=float)
+    scale = np.sqrt(n_trees)
+    counts = np.asarray(Phi.sum(axis=0)).ravel() * scale   # points per cell
+    sums = (Phi.T @ y) * scale                              # sum of y per cell
+    return sums / (counts + ratio) / scale
+
+
+def tree_predictions(Phi, w, n_trees: int) -> np.ndarray:
+    """(N, M): each tree's prediction ``sqrt(M) * w[cell]`` (rows' cells in column order)."""
+    Phi = _csr(Phi)
+    N = Phi.shape[0]
+    per_row = np.diff(Phi.indptr)
+    if not np.all(per_row == n_trees):
+        raise InputError("every row of the features must have one non-zero per tree.")
+    return np.sqrt(n_trees) * np.asarray(w)[Phi.indices].reshape(N, n_trees)
+
+
+def objectives(Phi, y, w, ratio: float, n_trees: int) -> tuple[float, float]:
+    """(kernel objective, forest objective) of weights ``w``: loss of the average, average of losses."""
+    Phi = _csr(Phi)
+    y = np.asarray(y, dtype=float)
+    penalty = ratio * float(np.dot(w, w))
+    kernel = float(np.sum((y - Phi @ w) ** 2)) + penalty
+    trees = tree_predictions(Phi, w, n_trees)
+    forest = float(np.mean(np.sum((y[:, None] - trees) ** 2, axis=0))) + penalty
+    return kernel, forest
+
+
+def _pad(w, n_columns):
+    return np.concatenate([w, np.zeros(max(0, n_columns - w.size))])
+
+
+def _rmse(a, b):
+    return float(np.sqrt(np.mean((np.asarray(a) - np.asarray(b)) ** 2)))
+
+
+@dataclass(frozen=True)
+class KernelForestPath:
+    """Test and train RMSE of the two fits at each lifetime (paper's Figure 9)."""
+    lifetimes: np.ndarray
+    kernel_test_rmse: np.ndarray
+    forest_test_rmse: np.ndarray
+    kernel_train_rmse: np.ndarray
+    forest_train_rmse: np.ndarray
+    n_features: np.ndarray
+
+
+@dataclass(frozen=True)
+class KernelForestWeights:
+    """The weights each fit learns at one lifetime, and both objectives of both fits (Figure 10)."""
+    lifetime: float
+    kernel_weights: np.ndarray
+    forest_weights: np.ndarray
+    #: objective values: [fit][objective], fit and objective in ("kernel", "forest")
+    objective_values: dict
+    kernel_test_rmse: float
+    forest_test_rmse: float
+    #: mean squared error of the average prediction / average over trees of each tree's MSE
+    kernel_train_losses: tuple
+    forest_train_losses: tuple
+
+    def weight_summary(self, near=0.05) -> dict:
+        """Per fit: std of the weights and the share within ``near`` x (largest |weight|) of 0."""
+        lim = max(np.abs(self.kernel_weights).max(initial=0),
+                  np.abs(self.forest_weights).max(initial=0))
+        return {name: {"std": float(np.std(w)),
+                       "near_zero": float(np.mean(np.abs(w) <= near * lim)) if lim > 0 else 1.0}
+                for name, w in (("kernel", self.kernel_weights), ("forest", self.forest_weights))}
+
+
+def _features(X_train, n_trees, terminal, random_state):
+    from mondrian_core.kernel import MondrianFeatures
+
+    return MondrianFeatures(lifetime=terminal, n_trees=n_trees,
+                            random_state=random_state).fit(X_train)
+
+
+def _check(X_train, y_train, X_test, y_test, noise_variance, prior_variance):
+    X_train, X_test = np.asarray(X_train, float), np.asarray(X_test, float)
+    y_train, y_test = np.asarray(y_train, float).ravel(), np.asarray(y_test, float).ravel()
+    if X_train.ndim != 2 or X_test.ndim != 2 or X_train.shape[1] != X_test.shape[1]:
+        raise InputError("X_train and X_test must be 2-D with the same number of columns.")
+    if len(y_train) != len(X_train) or len(y_test) != len(X_test):
+        raise InputError("X and y must have the same number of rows.")
+    if len(X_train) < 2:
+        raise InputError("need at least 2 training points.")
+    if not (noise_variance > 0 and prior_variance > 0):
+        raise InputError("noise_variance and prior_variance must be positive.")
+    return X_train, y_train, X_test, y_test
+
+
+def kernel_vs_forest_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=50,
+                          noise_variance=0.1, prior_variance=1.0, random_state=None
+                          ) -> KernelForestPath:
+    """Figure 9: test RMSE against lifetime of the kernel and the forest on the SAME Mondrians.
+
+    One :class:`MondrianFeatures` is fitted up to ``max(lifetimes)``; at each
+    lifetime both models are fitted on its features (test points outside the
+    training cells fall in new cells, whose weights are 0 in both models).
+    """
+    X_train, y_train, X_test, y_test = _check(X_train, y_train, X_test, y_test,
+                                              noise_variance, prior_variance)
+    lifetimes = np.sort(np.asarray(lifetimes, dtype=float))
+    if lifetimes.size == 0 or lifetimes[0] < 0:
+        raise InputError("give at least one lifetime, all >= 0.")
+    ratio = noise_variance / prior_variance
+    feats = _features(X_train, n_trees, float(lifetimes[-1]), random_state)
+    mean = y_train.mean()
+    yc = y_train - mean
+    out = {k: [] for k in ("kt", "ft", "kr", "fr", "nf")}
+    for lam in lifetimes:
+        Phi = feats.transform(X_train, lifetime=lam)
+        Phi_test = feats.transform(X_test, lifetime=lam)
+        wk = fit_kernel_weights(Phi, yc, ratio)
+        wf = fit_forest_weights(Phi, yc, ratio, n_trees)
+        for key, w in (("k", wk), ("f", wf)):
+            out[key + "t"].append(_rmse(Phi_test @ _pad(w, Phi_test.shape[1]) + mean, y_test))
+            out[key + "r"].append(_rmse(Phi @ w + mean, y_train))
+        out["nf"].append(Phi.shape[1])
+    return KernelForestPath(lifetimes, *(np.asarray(out[k]) for k in ("kt", "ft", "kr", "fr")),
+                            np.asarray(out["nf"]))
+
+
+def kernel_forest_weights(X_train, y_train, X_test, y_test, lifetime, n_trees=50,
+                          noise_variance=0.1, prior_variance=1.0, random_state=None,
+                          terminal_lifetime=None) -> KernelForestWeights:
+    """Figure 10: the weights each model learns at ``lifetime`` and both objectives of each.
+
+    The Mondrians are sampled up to ``terminal_lifetime`` (default ``lifetime``)
+    and cut at ``lifetime``: with the same ``random_state``, ``n_trees`` and
+    ``terminal_lifetime = max(lifetimes)`` they are the very samples of
+    :func:`kernel_vs_forest_path`.
+    """
+    X_train, y_train, X_test, y_test = _check(X_train, y_train, X_test, y_test,
+                                              noise_variance, prior_variance)
+    terminal = float(lifetime if terminal_lifetime is None else terminal_lifetime)
+    if not 0 <= lifetime <= terminal:
+        raise InputError(f"lifetime must lie in [0, {terminal:g}], got {lifetime:g}.")
+    feats = _features(X_train, n_trees, terminal, random_state)
+    return weights_from_features(feats, X_train, y_train, X_test, y_test, lifetime, n_trees,
+                                 noise_variance / prior_variance)
+
+
+def weights_from_features(feats, X_train, y_train, X_test, y_test, lifetime, n_trees, ratio
+                          ) -> KernelForestWeights:
+    """:func:`kernel_forest_weights` on already fitted features (any lifetime <= terminal)."""
+    mean = float(np.mean(y_train))
+    yc = np.asarray(y_train, float) - mean
+    Phi = feats.transform(X_train, lifetime=lifetime)
+    Phi_test = feats.transform(X_test, lifetime=lifetime)
+    wk = fit_kernel_weights(Phi, yc, ratio)
+    wf = fit_forest_weights(Phi, yc, ratio, n_trees)
+    values = {}
+    losses = {}
+    for name, w in (("kernel", wk), ("forest", wf)):
+        k_obj, f_obj = objectives(Phi, yc, w, ratio, n_trees)
+        values[name] = {"kernel": k_obj, "forest": f_obj}
+        trees = tree_predictions(Phi, w, n_trees)
+        losses[name] = (float(np.mean((yc - Phi @ w) ** 2)),
+                        float(np.mean((yc[:, None] - trees) ** 2)))
+    return KernelForestWeights(
+        float(lifetime), wk, wf, values,
+        _rmse(Phi_test @ _pad(wk, Phi_test.shape[1]) + mean, y_test),
+        _rmse(Phi_test @ _pad(wf, Phi_test.shape[1]) + mean, y_test),
+        losses["kernel"], losses["forest"])

@@ -1,0 +1,162 @@
+"""Online Mondrian forest runs and uncertainty maps for the "Online Mondrian forest" page.
+
+* :func:`online_run` streams a 2-D data set into a Mondrian forest in
+  mini-batches (``partial_fit``), recording after each batch one tree's
+  partition (which splits are new, what operation each new point caused), the
+  forest's test score, and the scores of scikit-learn's RandomForest and
+  ExtraTrees retrained from scratch on the data so far (the slides'
+  "periodically re-trained batch versions").
+* :func:`uncertainty_maps` trains on a part of the input space and predicts on a
+  larger grid: the Mondrian forest's predictive standard deviation against the
+  spread of the trees of RandomForest and ExtraTrees (the slides' uncertainty
+  comparison; Lakshminarayanan et al. 2016).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+                              RandomForestRegressor)
+
+from mondrian_core._random import check_random_state
+from mondrian_core.errors import InputError
+from mondrian_core.forest import (EXTEND, INSERT_ABOVE, NO_CHANGE, SPLIT_LEAF,
+                                  MondrianForestClassifier, MondrianForestRegressor)
+
+
+@dataclass(frozen=True)
+class TreeSnapshot:
+    """One tree of the forest after a mini-batch (2-D inputs)."""
+    leaf_boxes: np.ndarray        # (n_leaves, 2, 2): lower row, upper row
+    segments: np.ndarray          # (n_splits, 4): x0, y0, x1, y1 of each split inside its box
+    new_segment: np.ndarray       # (n_splits,) bool: split created in this batch
+    new_points: np.ndarray        # (b, 2): the batch
+    operations: np.ndarray        # (b,) int: operation each new point caused in this tree
+
+
+@dataclass(frozen=True)
+class OnlineRun:
+    task: str                     # "classification" or "regression"
+    n_seen: np.ndarray            # (steps,) points seen after each batch
+    scores: dict                  # method -> (steps,) accuracy (classification) or RMSE
+    snapshots: list               # TreeSnapshot per step (tree 0)
+    operation_counts: np.ndarray  # (steps, 4): operations over all trees in each batch
+    score_name: str
+
+
+def _snapshot(model, tree, batch, ops, n_nodes_before) -> TreeSnapshot:
+    s = model.tree_structure(tree)
+    leaf = s["is_leaf"]
+    boxes = np.stack([s["lower"][leaf], s["upper"][leaf]], axis=1)
+    inner = ~leaf
+    d, loc = s["split_dim"][inner], s["split_loc"][inner]
+    lo, up = s["lower"][inner], s["upper"][inner]
+    seg = np.where((d == 0)[:, None],
+                   np.column_stack([loc, lo[:, 1], loc, up[:, 1]]),
+                   np.column_stack([lo[:, 0], loc, up[:, 0], loc]))
+    return TreeSnapshot(boxes, seg, s["ids"][inner] >= n_nodes_before, batch, ops)
+
+
+def _baselines(task, n_estimators, seed):
+    if task == "classification":
+        return {"RandomForest": RandomForestClassifier(n_estimators, random_state=seed),
+                "ExtraTrees": ExtraTreesClassifier(n_estimators, random_state=seed)}
+    return {"RandomForest": RandomForestRegressor(n_estimators, random_state=seed),
+            "ExtraTrees": ExtraTreesRegressor(n_estimators, random_state=seed)}
+
+
+def _score(task, y_true, y_pred):
+    if task == "classification":
+        return float(np.mean(y_true == y_pred))
+    return float(np.sqrt(np.mean((y_true - y_pred) ** 2)))
+
+
+def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, lifetime=5.0,
+               random_state=None) -> OnlineRun:
+    """Stream (X, y) in mini-batches into a Mondrian forest; compare with batch forests.
+
+    RandomForest and ExtraTrees (``n_estimators`` trees each) are refitted on
+    all points seen so far after every batch.
+    """
+    X, X_test = np.asarray(X, float), np.asarray(X_test, float)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise InputError("the online view needs 2-D inputs (two feature columns).")
+    if task not in ("classification", "regression"):
+        raise InputError(f"task must be classification or regression, got {task!r}.")
+    if not 1 <= batch_size <= len(X):
+        raise InputError(f"batch size must be between 1 and {len(X)}.")
+    rng = check_random_state(random_state)
+    seed = int(rng.integers(2**31 - 1))
+    if task == "classification":
+        model = MondrianForestClassifier(n_estimators, lifetime, random_state=rng)
+        classes = np.unique(np.concatenate([y, y_test]))
+    else:
+        model = MondrianForestRegressor(n_estimators, lifetime, random_state=rng)
+    baselines = _baselines(task, n_estimators, seed)
+    scores = {"Mondrian forest (online)": []} | {k: [] for k in baselines}
+    n_seen, snaps, counts = [], [], []
+    for start in range(0, len(X), batch_size):
+        stop = min(start + batch_size, len(X))
+        before = len(model.trees_.tree) if hasattr(model, "trees_") else 0
+        if task == "classification":
+            model.partial_fit(X[start:stop], y[start:stop], classes=classes)
+        else:
+            model.partial_fit(X[start:stop], y[start:stop])
+        ops = model.last_operations_
+        counts.append(np.bincount(ops.ravel(), minlength=4)[:4])
+        snaps.append(_snapshot(model, 0, X[start:stop], ops[:, 0].astype(int), before))
+        scores["Mondrian forest (online)"].append(_score(task, y_test, model.predict(X_test)))
+        for name, est in baselines.items():
+            est.fit(X[:stop], y[:stop])
+            scores[name].append(_score(task, y_test, est.predict(X_test)))
+        n_seen.append(stop)
+    return OnlineRun(task, np.asarray(n_seen), {k: np.asarray(v) for k, v in scores.items()},
+                     snaps, np.asarray(counts),
+                     "test accuracy" if task == "classification" else "test RMSE")
+
+
+@dataclass(frozen=True)
+class UncertaintyMaps:
+    grid_x: np.ndarray            # (G,)
+    grid_y: np.ndarray            # (G,)
+    std: dict                     # method -> (G, G) standard deviation map
+    mean: dict                    # method -> (G, G) predictive mean map
+    train_box: np.ndarray         # (2, 2): lower, upper of the training region
+
+
+def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, resolution=80,
+                     n_estimators=10, lifetime=5.0, random_state=None) -> UncertaintyMaps:
+    """Train on the points of (X, y) inside [train_lower, train_upper]; map std over a larger grid.
+
+    Mondrian forest: the predictive std of the function value (without the
+    observation noise, like the forests' spread) from
+    :meth:`MondrianForestRegressor.predict` (grows away from the data). RandomForest / ExtraTrees: the standard
+    deviation of their trees' predictions (the usual forest spread), which
+    stays what it is at the border of the data however far one goes.
+    """
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    lo, up = np.asarray(train_lower, float), np.asarray(train_upper, float)
+    inside = np.all((X >= lo) & (X <= up), axis=1)
+    if inside.sum() < 5:
+        raise InputError("fewer than 5 training points fall in the training region; enlarge it.")
+    rng = check_random_state(random_state)
+    seed = int(rng.integers(2**31 - 1))
+    gx = np.linspace(grid_lower[0], grid_upper[0], resolution)
+    gy = np.linspace(grid_lower[1], grid_upper[1], resolution)
+    G = np.column_stack([a.ravel() for a in np.meshgrid(gx, gy)])
+    Xt, yt = X[inside], y[inside]
+    mf = MondrianForestRegressor(n_estimators, lifetime, random_state=rng).fit(Xt, yt)
+    mean, std = mf.predict(G, return_std=True, include_noise=False)
+    means, stds = {"Mondrian forest": mean}, {"Mondrian forest": std}
+    for name, est in _baselines("regression", n_estimators, seed).items():
+        est.fit(Xt, yt)
+        per_tree = np.stack([t.predict(G) for t in est.estimators_])
+        means[name], stds[name] = per_tree.mean(axis=0), per_tree.std(axis=0)
+    shape = (resolution, resolution)
+    return UncertaintyMaps(gx, gy, {k: v.reshape(shape) for k, v in stds.items()},
+                           {k: v.reshape(shape) for k, v in means.items()}, np.stack([lo, up]))
+
+
+__all__ = ["OnlineRun", "TreeSnapshot", "UncertaintyMaps", "online_run", "uncertainty_maps",
+           "NO_CHANGE", "EXTEND", "INSERT_ABOVE", "SPLIT_LEAF"]
