@@ -22,28 +22,30 @@ VIEWS: list[View] = [
     View("pages/kernel_convergence.py", "Kernel convergence", ":material/blur_on:",
          "The Mondrian kernel against the Laplace kernel: kernel matrices, a slice that "
          "turns from steps into an exponential as trees are added, the Mondrian-Laplace "
-         "link, and the paper's Figures 5 and 6 against random binning and Fourier features."),
+         "link, and the paper's Figures 5 and 6 against random binning and Fourier "
+         "features."),
+    View("pages/lifetime_sweep.py", "Lifetime sweep", ":material/timeline:",
+         "One set of Mondrians serves every kernel width: slide the lifetime and see the "
+         "exact ridge fit, train/validation error and features at every cut, and race "
+         "the sweep against retrained random features (Figures 4, 7, 8)."),
+    View("pages/lifetime_posterior.py", "Lifetime posterior", ":material/bar_chart:",
+         "A prior over the lifetime times the marginal likelihood at every cut gives the "
+         "exact posterior over the kernel width: mean, MAP, credible interval and the "
+         "mixture predictive (Supplement B)."),
+    View("pages/partition_gp.py", "Partition-kernel GPs", ":material/scatter_plot:",
+         "GP regression with the Random Forest and Fast Cluster kernels of Davies and "
+         "Ghahramani (2014): piecewise-constant posteriors, kernel matrices, "
+         "preconditioned conjugate gradients, kernel PCA and a comparison with RBF and "
+         "linear kernels on real data."),
     View("pages/kernel_vs_forest.py", "Kernel vs forest", ":material/compare_arrows:",
          "The same Mondrian trees fitted jointly (Mondrian kernel) or tree by tree "
          "(Mondrian forest): test error against lifetime and the weights each learns "
          "(the paper's Figures 9 and 10)."),
     View("pages/online_forest.py", "Online Mondrian forest", ":material/stream:",
          "Points arrive in mini-batches: watch a tree grow by the conditional Mondrian, "
-         "compare with retrained random forests, and see uncertainty rise away from the data."),
+         "compare with retrained random forests, and see uncertainty rise away from the "
+         "data."),
 ]
-VIEWS.append(View("pages/partition_gp.py", "Partition-kernel GPs", ":material/scatter_plot:",
-                  "GP regression with the Random Forest and Fast Cluster kernels of Davies and "
-                  "Ghahramani (2014): piecewise-constant posteriors, kernel matrices, "
-                  "preconditioned conjugate gradients, kernel PCA and a comparison with RBF "
-                  "and linear kernels on real data."))
-VIEWS.append(View("pages/lifetime_sweep.py", "Lifetime sweep", ":material/timeline:",
-                  "One set of Mondrians serves every kernel width: slide the lifetime and see the "
-                  "exact ridge fit, train/validation error and features at every cut, and race "
-                  "the sweep against retrained random features (Figures 4, 7, 8)."))
-VIEWS.append(View("pages/lifetime_posterior.py", "Lifetime posterior", ":material/bar_chart:",
-                  "A prior over the lifetime times the marginal likelihood at every cut gives the "
-                  "exact posterior over the kernel width: mean, MAP, credible interval and the "
-                  "mixture predictive (Supplement B)."))
 
 
 def home() -> None:

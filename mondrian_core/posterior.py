@@ -7,11 +7,12 @@ consecutive cut times, so with a prior ``p(lambda)`` with CDF ``F``
 
     P(tau_c <= lambda < tau_{c+1} | y) = L(tau_c) (F(tau_{c+1}) - F(tau_c)) / Z,
 
-and the predictive is the mixture over intervals with these weights. The last
-interval is ``[tau_last, inf)``: beyond the terminal lifetime of the sweep the
-features are taken to be those at ``tau_last`` (choose the terminal lifetime so that
-the prior puts little mass beyond it; :attr:`LifetimePosterior.mass_beyond_terminal`
-reports how much it does).
+and the predictive is the mixture over intervals with these weights. The
+likelihood is known only up to the sweep's terminal lifetime Lambda, so, as in
+Supplement B (a prior "whose support is included in [0, Lambda]"), the prior is
+truncated to ``[0, Lambda]``: the last interval is ``[tau_last, Lambda]``.
+:attr:`LifetimePosterior.mass_beyond_terminal` reports how much prior mass the
+truncation drops (choose Lambda so that it is small).
 """
 from __future__ import annotations
 
@@ -122,11 +123,13 @@ class LifetimePosterior:
     Attributes
     ----------
     lower, upper : (C,) arrays
-        The intervals ``[tau_c, tau_{c+1})``; the last upper end is ``inf``.
+        The intervals ``[tau_c, tau_{c+1})``; the last upper end is the terminal
+        lifetime (the prior is truncated there).
     interval_mass : (C,) array
         Posterior probability of each interval (sums to one).
     log_evidence : float
-        ``log p(y | X) = log sum_c L(tau_c) (F(tau_{c+1}) - F(tau_c))``.
+        ``log p(y | X) = log sum_c L(tau_c) (F(tau_{c+1}) - F(tau_c)) / F(Lambda)``
+        under the prior truncated to ``[0, Lambda]``.
     """
 
     path: object
@@ -139,7 +142,7 @@ class LifetimePosterior:
 
     @property
     def mass_beyond_terminal(self) -> float:
-        """Prior probability of lifetimes above the sweep's terminal lifetime."""
+        """Prior probability of lifetimes above the terminal lifetime (dropped by truncation)."""
         return float(self.prior.sf(self.path.terminal_lifetime))
 
     @property
@@ -193,12 +196,14 @@ class LifetimePosterior:
         return self.quantile((1 - level) / 2), self.quantile((1 + level) / 2)
 
     def density(self, grid) -> np.ndarray:
-        """Posterior density on ``grid``: prior pdf times ``L(tau_c) / p(y)``."""
+        """Posterior density on ``grid``: truncated prior pdf times ``L(tau_c) / p(y)``."""
         grid = np.asarray(grid, dtype=float)
+        inside = grid <= self.upper[-1]
         c = np.clip(np.searchsorted(self.lower, grid, side="right") - 1, 0, self.lower.size - 1)
         log_l = self.path.log_marginal_likelihood[c] - self.log_evidence
         with np.errstate(divide="ignore"):
-            return np.exp(self.prior.logpdf(grid) + log_l)
+            log_trunc = self.prior.logcdf(self.upper[-1])
+            return np.where(inside, np.exp(self.prior.logpdf(grid) - log_trunc + log_l), 0.0)
 
     def components(self, tol: float = 1e-10) -> np.ndarray:
         """Indices of the intervals that hold all but at most ``tol`` of the mass."""
@@ -254,12 +259,13 @@ def lifetime_posterior(path, prior) -> LifetimePosterior:
     if prior.support()[0] < 0:
         raise InputError("The lifetime prior must live on [0, inf).")
     lower = np.asarray(path.lifetimes, dtype=float)
-    upper = np.append(lower[1:], np.inf)
+    upper = np.append(lower[1:], float(path.terminal_lifetime))
     log_prior = _log_mass(prior, lower, upper)
     log_w = np.asarray(path.log_marginal_likelihood, float) + log_prior
     if not np.isfinite(log_w).any():
         raise InputError("The prior puts no mass on the swept lifetimes; widen its range.")
     log_z = float(logsumexp(log_w))
     mass = np.exp(log_w - log_z)
+    log_z -= float(prior.logcdf(path.terminal_lifetime))  # evidence under the truncated prior
     return LifetimePosterior(path=path, prior=prior, lower=lower, upper=upper,
                              log_prior_mass=log_prior, interval_mass=mass, log_evidence=log_z)

@@ -145,6 +145,9 @@ def show_figure(fig, name: str, *, params: dict | None = None, key: str | None =
         "displaylogo": False,
         "toImageButtonOptions": {"format": "png", "scale": 2, "filename": _slug("_".join(parts))},
     }
+    # theme=None: the figure keeps the app's own template (Streamlit's chart theme
+    # would restyle it and drop the right-hand frame line).
+    kwargs.setdefault("theme", None)
     return st.plotly_chart(fig, config=config, key=key, **kwargs)
 
 

@@ -24,14 +24,8 @@ from mondrian_core.kernel_convergence import (
     ridge_rmse_curves,
     serpentine_order,
 )
-from pages.common import page_header, seed_control, url_choice, url_slider, user_errors
-from pages.common import show_figure as _show_figure
-
-
-def show_figure(fig, name, **kwargs):
-    """``pages.common.show_figure`` with the app's own template (Streamlit's chart
-    theme would drop the right and top frame lines of our axes)."""
-    return _show_figure(fig, name, theme=None, **kwargs)
+from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
+                          user_errors)
 
 
 def _counts(top: int) -> list[int]:

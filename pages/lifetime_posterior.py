@@ -70,8 +70,8 @@ if true_lifetime is not None:
 beyond = post.mass_beyond_terminal
 if beyond > 0.01:
     st.warning(f"The prior puts {beyond:.0%} of its mass above the terminal lifetime "
-               f"{T:g}, where the features of the last cut are used; raise the terminal "
-               "lifetime or move the prior down.")
+               f"{T:g}, where the likelihood is unknown; the posterior uses the prior "
+               f"truncated to [0, {T:g}]. Raise the terminal lifetime or move the prior down.")
 
 left, right = st.columns(2)
 with left:

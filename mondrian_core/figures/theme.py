@@ -33,7 +33,7 @@ TEMPLATE = go.layout.Template(
         paper_bgcolor=WHITE,
         plot_bgcolor=WHITE,
         colorway=SERIES,
-        margin=dict(l=60, r=20, t=50, b=55),
+        margin=dict(l=60, r=40, t=50, b=55),
         xaxis=dict(showline=True, linecolor=BLACK, linewidth=1.5, mirror=True, ticks="outside",
                    gridcolor=LIGHT_GREY, zeroline=False, automargin=True),
         yaxis=dict(showline=True, linecolor=BLACK, linewidth=1.5, mirror=True, ticks="outside",

@@ -4,6 +4,7 @@ Screenshots go to ``tests/e2e/screenshots/`` (not committed) for a person to loo
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -29,11 +30,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    """Start ``streamlit run app.py`` on a free loopback port for the whole session."""
+@contextlib.contextmanager
+def serve_app(log_name: str = ".server.log"):
+    """Run ``streamlit run app.py`` on a free loopback port; yield its URL."""
     port = _free_port()
-    log = open(ROOT / "tests" / "e2e" / ".server.log", "w")
+    log = open(ROOT / "tests" / "e2e" / log_name, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true",
@@ -42,24 +43,32 @@ def app_url():
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"streamlit did not start; see {log.name}")
-        time.sleep(0.3)
-    yield url
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start; see {log.name}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The app, served once for the whole test session."""
+    with serve_app() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

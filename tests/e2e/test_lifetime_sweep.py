@@ -44,6 +44,8 @@ def test_two_d_surface_and_figure8(app_url, page):
     assert_no_exception(page)
     screenshot(page, "lifetime_sweep_2d")
     page.get_by_role("button", name="Run the retraining searches (Figure 8)").click()
+    # the run may start a moment after the click: wait for its table, not for quiet
+    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=120_000)
     wait_for_app(page, timeout=120_000)
     assert_no_exception(page)
     assert page.locator('[data-testid="stDataFrame"]').count() == 1

@@ -80,7 +80,7 @@ def test_clicking_a_node_highlights_its_cell(app_url, page):
     page.mouse.move(x - 5, y - 5)
     page.mouse.move(x, y, steps=5)  # plotly finds the point under the mouse on hover
     page.wait_for_timeout(300)
-    screenshot(page, "mondrian_process_hover")
+    screenshot(page, "mondrian_process_hover", full=False)  # keep the mouse over the node
     page.mouse.down()
     page.mouse.up()
     details.first.wait_for(timeout=30_000)
