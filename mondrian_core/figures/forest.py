@@ -122,7 +122,9 @@ def online_scores(run, step=None, *, height=380) -> go.Figure:
         fig.add_vline(x=int(run.n_seen[step]), line=dict(color=BLACK, width=1, dash="dash"))
     fig.update_xaxes(title="training points seen")
     fig.update_yaxes(title=run.score_name)
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.22, x=0))
+    # inside, bottom right (scores rise to the top): a legend below wraps in a narrow
+    # column and overlaps the axis title
+    fig.update_layout(legend=dict(x=0.98, xanchor="right", y=0.04, yanchor="bottom"))
     return styled(fig, title="Online Mondrian forest vs retrained forests", height=height)
 
 
