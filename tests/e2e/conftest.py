@@ -96,6 +96,9 @@ def wait_for_app(page, timeout: float = 30_000) -> None:
     """Wait until the script run has finished (the 'Running' indicator is gone)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     page.wait_for_timeout(300)
+    # the app marks its script state; "initial" until a first run has finished
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=timeout)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
         timeout=timeout,
