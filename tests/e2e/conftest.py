@@ -106,6 +106,17 @@ def wait_for_app(page, timeout: float = 30_000) -> None:
     page.wait_for_timeout(200)
 
 
+def step_slider(page, slider, steps: int) -> None:
+    """Move a Streamlit slider ``steps`` notches right with the keyboard, letting each
+    rerun finish (a real user's arrow-key presses)."""
+    for _ in range(steps):
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(400)
+        wait_for_app(page, timeout=60_000)
+    page.wait_for_timeout(1500)
+
+
 def assert_no_exception(page) -> None:
     """No Streamlit exception box and no error-level message on the page."""
     assert page.locator('[data-testid="stException"]').count() == 0

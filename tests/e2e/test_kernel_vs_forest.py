@@ -1,7 +1,7 @@
 """Real browser: the kernel-vs-forest page renders; moving the lifetime changes the histograms."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app
+from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app, step_slider
 
 pytestmark = pytest.mark.e2e
 
@@ -17,12 +17,7 @@ def test_kernel_vs_forest_page(app_url, page):
     charts = page.locator('[data-testid="stPlotlyChart"]')
     before = charts.nth(1).inner_html()
     slider = page.get_by_role("slider", name="Lifetime for the weights (λ)")
-    for _ in range(3):
-        slider.focus()
-        page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(400)
-        wait_for_app(page, timeout=60_000)
-    page.wait_for_timeout(1500)
+    step_slider(page, slider, 3)
     assert_no_exception(page)
     assert charts.nth(1).inner_html() != before
     assert "lam=" in page.url

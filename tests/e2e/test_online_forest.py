@@ -1,7 +1,7 @@
 """Real browser: the online forest page renders, the step slider changes the tree picture."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app
+from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app, step_slider
 
 pytestmark = pytest.mark.e2e
 
@@ -21,12 +21,7 @@ def test_online_forest_page(app_url, page):
     screenshot(page, "online_forest_step3")
     before = _chart_html(page, 0)
     slider = page.get_by_role("slider", name="After batch")
-    for _ in range(4):
-        slider.focus()
-        page.keyboard.press("ArrowRight")
-        page.wait_for_timeout(400)
-        wait_for_app(page, timeout=60_000)
-    page.wait_for_timeout(1500)
+    step_slider(page, slider, 4)
     assert_no_exception(page)
     assert _chart_html(page, 0) != before
     assert "step=7" in page.url
