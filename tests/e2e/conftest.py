@@ -143,3 +143,22 @@ def screenshot(page, name: str, *, full: bool = True) -> Path:
     if full and size:
         page.set_viewport_size(size)
     return path
+
+
+# A fingerprint of what each Plotly chart on the page shows: a hash of its traces,
+# shapes, annotations and title (plotly's own bookkeeping, keys starting with "_" and
+# trace uids, left out), computed in the browser so large figures are not shipped back.
+_FINGERPRINT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => {
+  const L = gd.layout || {};
+  const s = JSON.stringify([gd.data, L.shapes, L.annotations, L.title && L.title.text],
+                           (k, v) => (k === 'uid' || k.startsWith('_')) ? undefined : v);
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+  return (h >>> 0).toString(16) + ':' + s.length;
+})"""
+
+
+def chart_fingerprints(page) -> list[str]:
+    """One fingerprint per Plotly chart on the page, in page order (see ``_FINGERPRINT_JS``):
+    two charts showing the same data, shapes and title have the same fingerprint."""
+    return page.evaluate(_FINGERPRINT_JS)
