@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from pages.common import share_link
+
 
 @dataclass(frozen=True)
 class View:
@@ -67,7 +69,9 @@ def main() -> None:
     st.set_page_config(page_title="Mondrian Explorer", page_icon="\u25A6", layout="wide")
     pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
     pages += [st.Page(v.path, title=v.title, icon=v.icon) for v in VIEWS]
-    st.navigation(pages).run()
+    page = st.navigation(pages)
+    share_link()
+    page.run()
 
 
 main()

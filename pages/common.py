@@ -19,7 +19,22 @@ from mondrian_core.errors import InputError
 
 
 def _notice_bad_param(name: str, raw: str, default) -> None:
-    st.toast(f"Ignored the link's value {name}={raw!r}; using {default}.")
+    shown = raw if len(raw) <= 40 else raw[:40] + "\u2026"
+    using = "the default" if default is None else default
+    st.toast(f"Ignored the link's value {name}={shown!r}; using {using}.")
+
+
+def url_positive_float(name: str):
+    """The URL's value of ``name`` as a finite positive float, or None (absent or invalid,
+    with a notice). For parameters whose default is only known later in the run."""
+
+    def parse(raw):
+        value = float(raw)
+        if not (0 < value < float("inf")):
+            raise ValueError(raw)
+        return value
+
+    return _param(name, None, parse)
 
 
 def _param(name: str, default, parse):
@@ -28,7 +43,7 @@ def _param(name: str, default, parse):
         return default
     try:
         return parse(raw)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):  # int(float("inf")) overflows
         _notice_bad_param(name, raw, default)
         return default
 
@@ -124,6 +139,38 @@ def _nonneg_int(raw: str) -> int:
     if not 0 <= value <= 999_999:
         raise ValueError(raw)
     return value
+
+
+# The browser's address bar is the one place that always holds the current view (a
+# fragment's rerun updates it without running the rest of the page), so the link is read
+# there, in the browser, when the button is pressed. Static HTML: nothing from the user.
+_SHARE_HTML = """<div style="display:flex;gap:6px;font:14px 'Source Sans Pro',sans-serif">
+<input id="link" readonly aria-label="Link to this view" title="Link to this view"
+ style="flex:1;min-width:0;padding:4px 6px;border:1px solid #ccc;border-radius:6px;color:#444">
+<button id="copy" style="padding:4px 10px;border:1px solid #121212;border-radius:6px;
+ background:#fff;cursor:pointer;white-space:nowrap">Copy link</button></div>
+<script>
+const box = document.getElementById("link"), button = document.getElementById("copy");
+const href = () => { try { return window.parent.location.href; } catch (e) { return ""; } };
+const refresh = () => { if (document.activeElement !== box) box.value = href(); };
+refresh(); setInterval(refresh, 500);
+button.onclick = async () => {
+  box.value = href(); box.select();
+  let copied = false;
+  try { await navigator.clipboard.writeText(box.value); copied = true; }
+  catch (e) { copied = document.execCommand("copy"); }
+  button.textContent = copied ? "Copied \u2713" : "Press Ctrl+C";
+  setTimeout(() => { button.textContent = "Copy link"; }, 2000);
+};
+</script>"""
+
+
+def share_link(container=st.sidebar) -> None:
+    """A "Copy link" box: the current URL, which holds every parameter and seed of the view."""
+    with container:
+        st.caption("**Share this view.** The link holds every setting and seed, so it "
+                   "opens the same picture for everyone.")
+        st.iframe(_SHARE_HTML, height=40)
 
 
 # ---------------------------------------------------------------- display

@@ -9,7 +9,7 @@ from mondrian_core import RandomBinningFeatures, RandomFourierFeatures
 from mondrian_core.figures.sweep import (error_vs_time, fitted_function_1d, n_features_vs_lifetime,
                                          prediction_surface_2d, rmse_vs_lifetime, tree_cut_segments)
 from mondrian_core.width_search import retrained_search, sweep_trace
-from pages.common import page_header, show_figure, user_errors
+from pages.common import page_header, show_figure, url_positive_float, user_errors
 from pages.sweep_common import (cached_with_progress, model_controls, pick_data, run_sweep,
                                 show_split)
 
@@ -53,11 +53,7 @@ def explore():
     lo, hi = np.log10(t_lo), np.log10(path.terminal_lifetime)
     best = path.best_lifetime
     if "log_lifetime" not in st.session_state:
-        raw = st.query_params.get("lifetime")
-        try:
-            start = float(raw) if raw is not None else max(best, t_lo)
-        except ValueError:
-            start = max(best, t_lo)
+        start = url_positive_float("lifetime") or max(best, t_lo)
         st.session_state.log_lifetime = float(np.clip(np.log10(max(start, t_lo)), lo, hi))
     st.session_state.log_lifetime = float(np.clip(st.session_state.log_lifetime, lo, hi))
     cols = st.columns([3, 1, 1, 1.4], vertical_alignment="bottom")

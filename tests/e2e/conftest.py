@@ -106,12 +106,12 @@ def wait_for_app(page, timeout: float = 30_000) -> None:
     page.wait_for_timeout(200)
 
 
-def step_slider(page, slider, steps: int) -> None:
-    """Move a Streamlit slider ``steps`` notches right with the keyboard, letting each
-    rerun finish (a real user's arrow-key presses)."""
+def step_slider(page, slider, steps: int, key: str = "ArrowRight") -> None:
+    """Move a Streamlit slider ``steps`` notches with the keyboard (``key``: ArrowRight or
+    ArrowLeft), letting each rerun finish (a real user's arrow-key presses)."""
     for _ in range(steps):
         slider.focus()
-        page.keyboard.press("ArrowRight")
+        page.keyboard.press(key)
         page.wait_for_timeout(400)
         wait_for_app(page, timeout=60_000)
     page.wait_for_timeout(1500)
