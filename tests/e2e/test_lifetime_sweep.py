@@ -1,7 +1,7 @@
 """Real browser: the Lifetime sweep page (slider, 2-D surface, Figure 8, bad CSV)."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app
+from tests.e2e.conftest import assert_no_exception, chart_fingerprints, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 SMALL = "data_gp1d_n=400&data_gp2d_n=600&trees=20"
@@ -27,6 +27,7 @@ def test_slider_moves_the_fit(app_url, page):
     assert_no_exception(page)
     screenshot(page, "lifetime_sweep_1d")
     before = _metric(page, "features")
+    charts_before = chart_fingerprints(page)
     thumb = page.get_by_role("slider", name="Lifetime \u03bb (log\u2081\u2080 scale)")
     thumb.focus()
     for _ in range(60):
@@ -34,6 +35,9 @@ def test_slider_moves_the_fit(app_url, page):
     wait_for_app(page)
     assert_no_exception(page)
     assert _metric(page, "features") != before
+    # the data split stays; the error curve's marker, the feature count and the fit move
+    changed = [a != b for a, b in zip(chart_fingerprints(page), charts_before)]
+    assert changed == [False, True, True, True]
     screenshot(page, "lifetime_sweep_1d_small_lifetime")
 
 
