@@ -67,7 +67,12 @@ def main() -> None:
     st.set_page_config(page_title="Mondrian Explorer", page_icon="\u25A6", layout="wide")
     pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
     pages += [st.Page(v.path, title=v.title, icon=v.icon) for v in VIEWS]
-    st.navigation(pages).run()
+    nav = st.navigation(pages)
+    # imported after st.navigation, which ends Streamlit's folder-based pages mode
+    from pages.common import chart_format_control
+
+    chart_format_control()
+    nav.run()
 
 
 main()

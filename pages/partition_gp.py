@@ -18,7 +18,7 @@ from mondrian_core.gp_experiments import (PARTITION_KERNELS, cg_histories, compa
                                           posterior_curves, sorted_kernel_matrix)
 from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
                           user_errors)
-from pages.common_data import data_source_picker
+from pages.common_data import data_params, data_source_picker
 
 KERNELS = list(PARTITION_KERNELS)
 BASELINES = ["RBF", "RBF-ARD", "Linear"]
@@ -134,7 +134,7 @@ with user_errors():
             panels["RBF"] = rbf_curves(X, y, grid, seed)
         show_figure(posterior_panels_figure(panels, X, y, grid,
                                             truth=toy_jumps_function(grid.ravel())),
-                    "partition-gp-posteriors", params=dict(m=m, h=h, lam=lam, noise=noise, seed=seed))
+                    "posteriors", params=dict(n=n_points, m=m, h=h, lam=lam, noise=noise, seed=seed))
 
     # -------------------------------------------------------- kernel matrices
     st.header("Kernel matrices")
@@ -147,8 +147,8 @@ with user_errors():
             "Random Forest kernel, and graininess that fades as *m* grows.")
     with left:
         mats = {f"{k} kernel": heatmap(k, X, y, m, h, lam, seed) for k in KERNELS}
-        show_figure(kernel_heatmaps_figure(mats), "partition-gp-kernels",
-                    params=dict(m=m, h=h, seed=seed))
+        show_figure(kernel_heatmaps_figure(mats), "kernel-matrices",
+                    params=dict(n=n_points, m=m, h=h, lam=lam, seed=seed))
 
     # -------------------------------------------------------- CG convergence
     st.header("Conjugate gradients and the preconditioner")
@@ -167,8 +167,8 @@ with user_errors():
             "means a worse-conditioned system and a bigger gain.")
     with left:
         hist = histories(cg_kind, X, y, m, h, lam, noise, seed)
-        show_figure(cg_convergence_figure(hist, tol=1e-8), "partition-gp-cg",
-                    params=dict(kernel=cg_kind, m=m, h=h, lam=lam, noise=noise,
+        show_figure(cg_convergence_figure(hist, tol=1e-8), "cg",
+                    params=dict(kernel=cg_kind, n=n_points, m=m, h=h, lam=lam, noise=noise,
                                 seed=seed))
 
     # -------------------------------------------------------- real data
@@ -192,7 +192,7 @@ with user_errors():
         with st.spinner("Kernel PCA..."):
             emb = embeddings(d.X, d.y, m_real, seed)
         show_figure(kernel_pca_figure(emb, d.y, colour_label=d.target_name or "y"),
-                    "partition-gp-kpca", params=dict(data=data_name, m=m_real, seed=seed))
+                    "kernel-pca", params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
 
     st.subheader("Test log-likelihood and MSE (the paper's Figures 3 and 4)")
     left, right = st.columns([3, 1])
@@ -219,8 +219,8 @@ with user_errors():
             bar.empty()
         rows = st.session_state.get(key)
         if rows:
-            show_figure(comparison_figure(rows), "partition-gp-compare",
-                        params=dict(data=data_name, m=m_real, seed=seed))
+            show_figure(comparison_figure(rows), "kernel-comparison",
+                        params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
             st.dataframe(
                 [{"kernel": r["kernel"], "test log-lik": round(r["test_log_lik"], 4),
                   "test MSE": round(r["mse"], 4), "fit time (s)": round(r["seconds"], 2)}
