@@ -12,10 +12,11 @@ from mondrian_core import BUNDLED_DATASETS, toy_jumps_1d, train_val_test_split
 from mondrian_core.datasets import toy_jumps_function
 from mondrian_core.figures.gp import (cg_convergence_figure, comparison_figure,
                                       kernel_heatmaps_figure, kernel_pca_figure,
-                                      posterior_panels_figure)
+                                      partition_count_figure, posterior_panels_figure)
 from mondrian_core.gp_experiments import (PARTITION_KERNELS, cg_histories, compare_kernels,
                                           fitted_partitions, kernel_pca_embeddings,
-                                          posterior_curves, sorted_kernel_matrix)
+                                          partition_count_curves, posterior_curves,
+                                          sorted_kernel_matrix)
 from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
                           user_errors)
 from pages.common_data import data_params, data_source_picker
@@ -23,6 +24,7 @@ from pages.common_data import data_params, data_source_picker
 KERNELS = list(PARTITION_KERNELS)
 BASELINES = ["RBF", "RBF-ARD", "Linear"]
 COMPARE_MAX = 1000  # points used by the kernel comparison (exact GPs are O(N^3))
+COUNTS = [10, 20, 50, 100, 200, 400]  # partitions m for the paper's Figure 5
 
 
 # ---------------------------------------------------------------- cached core calls
@@ -67,15 +69,27 @@ def embeddings(X, y, m, seed):
     return kernel_pca_embeddings(X, y, n_partitions=m, random_state=seed)
 
 
-def comparison(d, m, seed, progress=None):
-    """Not cached by st.cache_data (it reports progress); kept in session_state."""
+def _compare_split(d, seed):
+    """At most COMPARE_MAX points of ``d``, split 80/20 by the seed."""
     if d.n_samples > COMPARE_MAX:
         d = d.subset(train_val_test_split(d, (COMPARE_MAX / d.n_samples,
                                               1 - COMPARE_MAX / d.n_samples),
                                           random_state=seed, return_indices=True)[0])
-    train, test = train_val_test_split(d, (0.8, 0.2), random_state=seed)
+    return train_val_test_split(d, (0.8, 0.2), random_state=seed)
+
+
+def comparison(d, m, seed, progress=None):
+    """Not cached by st.cache_data (it reports progress); kept in session_state."""
+    train, test = _compare_split(d, seed)
     return compare_kernels(train.X, train.y, test.X, test.y, KERNELS + BASELINES,
                            n_partitions=m, random_state=seed, progress=progress)
+
+
+def by_partition_count(d, seed, progress=None):
+    """Figure 5's curves; kept in session_state like :func:`comparison`."""
+    train, test = _compare_split(d, seed)
+    return partition_count_curves(train.X, train.y, test.X, test.y, COUNTS,
+                                  random_state=seed, progress=progress)
 
 
 # ---------------------------------------------------------------- page
@@ -227,3 +241,27 @@ with user_errors():
                  for r in rows], hide_index=True)
         else:
             st.info("Press the button to fit and score all kernels on this data set.")
+
+    st.subheader("Test error against the number of partitions (the paper's Figure 5)")
+    left, right = st.columns([3, 1])
+    with right:
+        st.markdown(
+            "**What it shows.** The Random Forest and Fast Cluster GPs of the comparison "
+            f"above (same split), refitted with m = {', '.join(map(str, COUNTS))} "
+            "partitions: mean test log-likelihood and MSE. The paper did this on the "
+            "'mpg' set.\n\n**Look for:** how few partitions each kernel needs; the "
+            "paper found the Random Forest kernel near its best with few partitions and "
+            "Fast Cluster improving until about m = 200.")
+    with left:
+        key_m = f"by_m::{data_name}::{d.n_samples}::{d.n_features}::{seed}"
+        if st.button("Fit the GPs at every m", key="by_m"):
+            bar = st.progress(0.0, text="Fitting GPs...")
+            st.session_state[key_m] = by_partition_count(
+                d, seed, progress=lambda f, text: bar.progress(f, text=text))
+            bar.empty()
+        curves = st.session_state.get(key_m)
+        if curves:
+            show_figure(partition_count_figure(curves, dataset_name=data_name),
+                        "test-error-vs-m", params={**data_params(d.name, "real"), "seed": seed})
+        else:
+            st.info("Press the button to fit the two partition-kernel GPs at each m.")

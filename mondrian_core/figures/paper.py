@@ -182,7 +182,8 @@ def rf_fig2(quick, seed):
 
 
 def rf_fig5(quick, seed):
-    """Test log-likelihood and MSE against m (diabetes stands in for mpg)."""
+    """Test log-likelihood and MSE against m, as on the Partition-kernel GPs page
+    (diabetes stands in for mpg)."""
     counts = [5, 10] if quick else [10, 20, 50, 100, 200, 400]
     train, test = _split_bundled("diabetes", (0.8, 0.2), seed)
     curves = partition_count_curves(train.X, train.y, test.X, test.y, counts,
