@@ -85,6 +85,16 @@ def comparison(d, m, seed, progress=None):
                            n_partitions=m, random_state=seed, progress=progress)
 
 
+def on_demand(label, button_key, state_key, compute):
+    """A button that runs ``compute(progress)`` (with a progress bar) and keeps the result
+    in session state under ``state_key``; returns the kept result, or None."""
+    if st.button(label, key=button_key):
+        bar = st.progress(0.0, text="Fitting GPs...")
+        st.session_state[state_key] = compute(lambda f, text: bar.progress(f, text=text))
+        bar.empty()
+    return st.session_state.get(state_key)
+
+
 def by_partition_count(d, seed, progress=None):
     """Figure 5's curves; kept in session_state like :func:`comparison`."""
     train, test = _compare_split(d, seed)
@@ -225,13 +235,9 @@ with user_errors():
             "training targets, so its evidence favours a small noise and its "
             "predictive bands can be over-confident (on the tips set, for example).")
     with left:
-        key = f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m_real}::{seed}"
-        if st.button("Compare kernels (RBF-ARD takes up to a minute)", key="compare"):
-            bar = st.progress(0.0, text="Fitting GPs...")
-            st.session_state[key] = comparison(
-                d, m_real, seed, progress=lambda f, text: bar.progress(f, text=text))
-            bar.empty()
-        rows = st.session_state.get(key)
+        rows = on_demand("Compare kernels (RBF-ARD takes up to a minute)", "compare",
+                         f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m_real}::{seed}",
+                         lambda progress: comparison(d, m_real, seed, progress=progress))
         if rows:
             show_figure(comparison_figure(rows), "kernel-comparison",
                         params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
@@ -253,13 +259,9 @@ with user_errors():
             "paper found the Random Forest kernel near its best with few partitions and "
             "Fast Cluster improving until about m = 200.")
     with left:
-        key_m = f"by_m::{data_name}::{d.n_samples}::{d.n_features}::{seed}"
-        if st.button("Fit the GPs at every m", key="by_m"):
-            bar = st.progress(0.0, text="Fitting GPs...")
-            st.session_state[key_m] = by_partition_count(
-                d, seed, progress=lambda f, text: bar.progress(f, text=text))
-            bar.empty()
-        curves = st.session_state.get(key_m)
+        curves = on_demand("Fit the GPs at every m", "by_m",
+                           f"by_m::{data_name}::{d.n_samples}::{d.n_features}::{seed}",
+                           lambda progress: by_partition_count(d, seed, progress=progress))
         if curves:
             show_figure(partition_count_figure(curves, dataset_name=data_name),
                         "test-error-vs-m", params={**data_params(d.name, "real"), "seed": seed})
