@@ -56,9 +56,11 @@ def test_static_figure_drops_animation_and_keeps_data():
     fig = go.Figure(go.Scatter(x=[0, 1], y=[1, 0]), frames=[go.Frame(data=[go.Scatter(y=[0, 0])])])
     fig.update_layout(updatemenus=[dict(type="buttons", buttons=[dict(label="Play",
                                                                       method="animate")])],
-                      sliders=[dict(steps=[dict(label="1")])], height=300)
+                      sliders=[dict(steps=[dict(label="1")])], height=300,
+                      margin=dict(b=150, l=70))  # room the builder made for the slider
     still = static_figure(fig)
     assert len(still.frames) == 0 and not still.layout.updatemenus and not still.layout.sliders
+    assert still.layout.margin.b is None and still.layout.margin.l == 70
     assert list(still.data[0].y) == [1, 0]
     assert len(fig.frames) == 1 and fig.layout.updatemenus  # the original is untouched
     assert figure_size(still) == (900, 300)
@@ -71,3 +73,8 @@ def test_core_imports_without_playwright():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_static_figure_keeps_the_margins_of_a_still_figure():
+    fig = go.Figure(go.Bar(x=["a"], y=[1]), layout=dict(margin=dict(b=120)))
+    assert static_figure(fig).layout.margin.b == 120

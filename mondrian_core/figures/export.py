@@ -72,6 +72,10 @@ def static_figure(fig: go.Figure) -> go.Figure:
     """A copy of ``fig`` without what only works on screen (animation frames, play
     buttons, sliders), for a still image."""
     out = go.Figure(fig)
+    if fig.layout.updatemenus or fig.layout.sliders:
+        # the builder's bottom margin made room for the controls: back to the template's
+        # (axis titles and legends still push the margin as they need)
+        out.layout.margin.b = None
     out.frames = ()
     out.layout.updatemenus = ()
     out.layout.sliders = ()
