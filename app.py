@@ -5,8 +5,6 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from pages.common import share_link
-
 
 @dataclass(frozen=True)
 class View:
@@ -69,9 +67,13 @@ def main() -> None:
     st.set_page_config(page_title="Mondrian Explorer", page_icon="\u25A6", layout="wide")
     pages = [st.Page(home, title="Home", icon=":material/home:", default=True)]
     pages += [st.Page(v.path, title=v.title, icon=v.icon) for v in VIEWS]
-    page = st.navigation(pages)
+    nav = st.navigation(pages)
+    # imported after st.navigation, which ends Streamlit's folder-based pages mode
+    from pages.common import chart_format_control, share_link
+
     share_link()
-    page.run()
+    chart_format_control()
+    nav.run()
 
 
 main()

@@ -9,7 +9,9 @@ builders in :mod:`mondrian_core.figures.gp` draw:
 - :func:`cg_histories` - CG residual per iteration with / without the preconditioner;
 - :func:`compare_kernels` - test log-likelihood and MSE of partition-kernel GPs and
   of RBF, RBF-ARD and linear GPs with optimised hyper-parameters (Figures 3 and 4);
-- :func:`kernel_pca_embeddings` - PCA vs partition-kernel PCA (Figure 2).
+- :func:`kernel_pca_embeddings` - PCA vs partition-kernel PCA (Figure 2);
+- :func:`partition_count_curves` - test log-likelihood and MSE against the number
+  of partitions m (Figure 5).
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from mondrian_core.partitions import (FastClusterPartitions, MondrianPartitions,
 
 __all__ = ["PARTITION_KERNELS", "make_partitions", "posterior_curves", "sorted_kernel_matrix",
            "cg_histories", "compare_kernels", "fitted_partitions", "kernel_pca_embeddings", "fit_baseline_gp",
-           "select_noise_variance"]
+           "select_noise_variance", "partition_count_curves"]
 
 #: Partition kernels offered by the page (name -> short description).
 PARTITION_KERNELS = {
@@ -271,4 +273,29 @@ def kernel_pca_embeddings(X, y, *, n_partitions=100, max_level=None, random_stat
         h = max_level if max_level is not None else (None if kind == "Random Forest" else 8)
         P = make_partitions(kind, n_partitions, h, random_state)
         out[f"{kind} kernel PCA"] = PartitionKernelPCA(P, n_components=2).fit_transform(X, y)
+    return out
+
+
+def partition_count_curves(X_train, y_train, X_test, y_test, counts,
+                           kernels=("Random Forest", "Fast Cluster"), *, random_state=0,
+                           progress=None):
+    """Test log-likelihood and MSE of partition-kernel GPs against the number of
+    partitions m (the paper's Figure 5, there on the 'mpg' data).
+
+    At each m in ``counts`` the GPs are those of :func:`compare_kernels` (noise chosen
+    by the evidence). Returns ``{kernel: {"m", "test_log_lik", "mse"}}`` with arrays
+    aligned with ``counts``; ``progress(fraction, text)`` is called after each m.
+    """
+    counts = np.asarray(counts, dtype=int)
+    if counts.ndim != 1 or counts.size == 0 or counts.min() < 1:
+        raise InputError("counts must be a non-empty list of partition numbers m >= 1.")
+    out = {k: {"m": counts, "test_log_lik": np.empty(counts.size), "mse": np.empty(counts.size)}
+           for k in kernels}
+    for j, m in enumerate(counts):
+        for row in compare_kernels(X_train, y_train, X_test, y_test, kernels,
+                                   n_partitions=int(m), random_state=random_state):
+            out[row["kernel"]]["test_log_lik"][j] = row["test_log_lik"]
+            out[row["kernel"]]["mse"][j] = row["mse"]
+        if progress is not None:
+            progress((j + 1) / counts.size, f"m = {m}")
     return out

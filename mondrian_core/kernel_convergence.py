@@ -45,10 +45,20 @@ __all__ = [
     "cumulative_kernels",
     "kernel_slice",
     "serpentine_order",
+    "feature_counts",
 ]
 
 #: The three feature maps, in the order of the paper's legends.
 METHODS = ("Mondrian kernel", "Random binning", "Random Fourier features")
+
+
+
+def feature_counts(top: int) -> list[int]:
+    """Feature counts M on a roughly logarithmic grid up to ``top`` (the x-axis of
+    Figures 5 and 6)."""
+    grid = [1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 300, 500]
+    return sorted({c for c in grid if c < top} | {int(top)})
+
 
 MAX_POINTS_ERROR = 1000  # N x N x count boolean arrays stay below ~50 MB per chunk
 MAX_TRAIN_EXACT = 5000  # exact kernel ridge: an N x N Cholesky

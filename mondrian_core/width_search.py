@@ -19,9 +19,10 @@ import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 
 from mondrian_core.errors import InputError
+from mondrian_core.kernel import RandomBinningFeatures, RandomFourierFeatures
 
 __all__ = ["SearchTrace", "ridge_validation_rmse", "doubling_bisection_search",
-           "retrained_search", "sweep_trace"]
+           "retrained_search", "sweep_trace", "figure8_traces"]
 
 
 @dataclass(frozen=True)
@@ -139,3 +140,25 @@ def sweep_trace(path, method="Mondrian sweep") -> SearchTrace:
         raise InputError("The sweep has no validation data; Figure 8 needs a validation set.")
     return SearchTrace(method, path.lifetimes, path.val_rmse, path.seconds)
 
+
+
+def figure8_traces(path, X, y, X_val, y_val, n_trees, noise_variance=0.1, prior_variance=1.0,
+                   max_evals=12, random_state=None, progress=None) -> list[SearchTrace]:
+    """Figure 8: the sweep ``path`` against retrained random Fourier features and random
+    binning searches, each with ``n_trees`` non-zero features per point.
+
+    Returns ``[sweep, Fourier, binning]`` traces (validation error against seconds).
+    ``progress(fraction)`` is called as the retrained searches go.
+    """
+    makers = [("random Fourier features",
+               lambda lam: RandomFourierFeatures(lam, n_components=n_trees,
+                                                 random_state=random_state)),
+              ("random binning",
+               lambda lam: RandomBinningFeatures(lam, n_grids=n_trees, random_state=random_state))]
+    traces = [sweep_trace(path)]
+    for i, (label, make) in enumerate(makers):
+        step = None if progress is None else (lambda f, i=i: progress((i + min(f, 1.0)) / 2))
+        traces.append(retrained_search(make, X, y, X_val, y_val, noise_variance=noise_variance,
+                                       prior_variance=prior_variance, max_evals=max_evals,
+                                       method=label, progress=step))
+    return traces

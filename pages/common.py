@@ -5,12 +5,12 @@ Widgets, layout and text only: no math here (that lives in ``mondrian_core``).
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Sequence
 
 import streamlit as st
 
 from mondrian_core.errors import InputError
+from mondrian_core.figures.export import figure_filename, toolbar_config
 
 # ---------------------------------------------------------------- URL state
 # A view's parameters live in ``st.query_params`` so that a link reproduces the
@@ -176,30 +176,47 @@ def share_link(container=st.sidebar) -> None:
 # ---------------------------------------------------------------- display
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9.=_-]+", "_", text).strip("_")[:120]
+#: The session-state key of the app-wide "chart downloads" choice (see chart_format_control).
+CHART_FORMAT_KEY = "chart_format"
+_CHART_FORMATS = {"PNG (2x)": "png", "SVG": "svg"}
+_PAGE_KEY = "_chart_page"
+
+
+def chart_format_control(container=st.sidebar) -> str:
+    """The app-wide choice of what every chart's toolbar camera saves: PNG at 2x or SVG.
+
+    Plotly's toolbar has one image button and Streamlit passes its config as JSON (no
+    callbacks), so the format is one setting for all charts, kept in session state.
+    ``app.py`` shows it in the sidebar of every page.
+    """
+    label = container.radio(
+        "Chart downloads (camera in each chart's toolbar)", list(_CHART_FORMATS),
+        key=CHART_FORMAT_KEY, horizontal=True,
+        help="PNG at twice the on-screen size, or SVG (vector, for print). The file name "
+             "says the page, the chart, its parameters and the seed.")
+    return _CHART_FORMATS[label]
 
 
 def show_figure(fig, name: str, *, params: dict | None = None, key: str | None = None,
                 **kwargs):
-    """Show a plotly figure whose toolbar exports PNG (2x) named after the view.
+    """Show a plotly figure whose toolbar camera saves it named after what it shows.
 
-    ``name`` says what the chart is and ``params`` the values it depends on; both go
-    into the exported file name, e.g. ``mondrian-process_lifetime=3_seed=0.png``.
+    ``name`` says what the chart is and ``params`` the values it depends on (the seed
+    among them); with the page's title they make the file name, e.g.
+    ``mondrian-process_partition_lifetime=3_seed=0.png``. The format (PNG at 2x or
+    SVG) is the sidebar's app-wide choice (:func:`chart_format_control`).
     """
-    parts = [name] + [f"{k}={v}" for k, v in (params or {}).items()]
-    config = {
-        "displaylogo": False,
-        "toImageButtonOptions": {"format": "png", "scale": 2, "filename": _slug("_".join(parts))},
-    }
+    fmt = _CHART_FORMATS.get(st.session_state.get(CHART_FORMAT_KEY), "png")
+    filename = figure_filename(name, params, page=st.session_state.get(_PAGE_KEY))
     # theme=None: the figure keeps the app's own template (Streamlit's chart theme
     # would restyle it and drop the right-hand frame line).
     kwargs.setdefault("theme", None)
-    return st.plotly_chart(fig, config=config, key=key, **kwargs)
+    return st.plotly_chart(fig, config=toolbar_config(filename, fmt), key=key, **kwargs)
 
 
 def page_header(title: str, intro: str) -> None:
     """The page title and a short explanation of what the page shows."""
+    st.session_state[_PAGE_KEY] = title  # names the page's exported charts
     st.title(title)
     st.markdown(intro)
 

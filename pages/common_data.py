@@ -208,3 +208,16 @@ def _describe(data: ds.Dataset, container) -> None:
         text += "; features" + (" and target" if data.y_raw is not None else "")
         text += " standardised to mean 0, std 1"
     container.caption(text + ")")
+
+
+def data_params(name: str, key: str = "data") -> dict:
+    """What identifies the picker's data set in an exported chart's file name: its name,
+    and for a synthetic draw N, the noise, the data seed (and the true lifetime)."""
+    state = st.session_state
+    source = state.get(f"{key}_src")
+    out = {"data": name}
+    if source in _SYNTHETIC:
+        out.update(n=state.get(f"{key}_{source}_n"), noise=state.get(f"{key}_{source}_noise"),
+                   dseed=state.get(f"{key}_seed"),
+                   lam_true=state.get(f"{key}_{source}_lifetime"))
+    return {k: v for k, v in out.items() if v is not None}

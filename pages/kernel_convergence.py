@@ -18,6 +18,7 @@ from mondrian_core.figures.kernel import (
 )
 from mondrian_core.kernel import MondrianFeatures, laplace_kernel
 from mondrian_core.kernel_convergence import (
+    feature_counts,
     kernel_error_curves,
     kernel_slice,
     laplace_link_pairs,
@@ -26,12 +27,6 @@ from mondrian_core.kernel_convergence import (
 )
 from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
                           user_errors)
-
-
-def _counts(top: int) -> list[int]:
-    """Feature counts on a roughly logarithmic grid up to ``top``."""
-    grid = [1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 300, 500]
-    return sorted({c for c in grid if c < top} | {top})
 
 
 @st.cache_data(max_entries=20, show_spinner=False)
@@ -49,7 +44,7 @@ def kernels(n: int, lifetime: float, n_trees: int, seed: int):
 
 @st.cache_data(max_entries=20, show_spinner=False)
 def slice_data(lifetime: float, n_trees: int, seed: int):
-    return kernel_slice(lifetime, _counts(n_trees), random_state=seed + 2)
+    return kernel_slice(lifetime, feature_counts(n_trees), random_state=seed + 2)
 
 
 @st.cache_data(max_entries=20, show_spinner=False)
@@ -71,7 +66,7 @@ def _progress_bar():
 @st.cache_data(max_entries=10, show_spinner=False)
 def figure5(n: int, lifetime: float, m_max: int, repeats: int, seed: int):
     bar, progress = _progress_bar()
-    curves = kernel_error_curves(points(n, seed), lifetime, _counts(m_max), repeats,
+    curves = kernel_error_curves(points(n, seed), lifetime, feature_counts(m_max), repeats,
                                  random_state=seed + 4, progress=progress)
     bar.empty()
     return curves
@@ -82,7 +77,7 @@ def figure6(name: str, lifetime: float, ridge: float, m_max: int, repeats: int, 
     bar, progress = _progress_bar()
     data = ds.load_bundled(name)
     train, test = ds.train_val_test_split(data, (0.8, 0.2), random_state=seed)
-    curves = ridge_rmse_curves(train.X, train.y, test.X, test.y, lifetime, _counts(m_max),
+    curves = ridge_rmse_curves(train.X, train.y, test.X, test.y, lifetime, feature_counts(m_max),
                                repeats, ridge=ridge, random_state=seed + 5, progress=progress)
     bar.empty()
     return curves

@@ -11,7 +11,7 @@ from mondrian_core.figures import forest as figs
 from mondrian_core.kernel_vs_forest import kernel_forest_weights, kernel_vs_forest_path
 from pages.common import (page_header, seed_control, show_figure, url_choice, url_number,
                           url_slider, user_errors)
-from pages.common_data import REGRESSION_KINDS, data_source_picker
+from pages.common_data import REGRESSION_KINDS, data_params, data_source_picker
 
 MAX_POINTS = 3000
 
@@ -87,8 +87,9 @@ with user_errors():
 
 left, right = st.columns([3, 2])
 with left:
-    show_figure(figs.kernel_vs_forest_rmse(path, lifetime, height=480), "kernel-vs-forest-rmse",
-                params={"data": data.name, "M": n_trees, "noise": noise, "seed": seed})
+    show_figure(figs.kernel_vs_forest_rmse(path, lifetime, height=480), "rmse-vs-lifetime",
+                params={**data_params(data.name), "M": n_trees, "lam_max": terminal,
+                        "nlam": n_lifetimes, "noise_var": noise, "seed": seed})
 with right:
     best_k = int(np.argmin(path.kernel_test_rmse))
     best_f = int(np.argmin(path.forest_test_rmse))
@@ -108,9 +109,9 @@ with right:
 
 h_left, h_right = st.columns([3, 2])
 with h_left:
-    show_figure(figs.weight_histograms(w), "kernel-vs-forest-weights",
-                params={"data": data.name, "M": n_trees, "lifetime": f"{lifetime:.4g}",
-                        "seed": seed})
+    show_figure(figs.weight_histograms(w), "weights",
+                params={**data_params(data.name), "M": n_trees, "lam": lifetime,
+                        "lam_max": terminal, "noise_var": noise, "seed": seed})
 with h_right:
     st.markdown(
         f"**Weights at λ = {lifetime:.4g}** (the paper's Figure 10): one per non-empty cell "

@@ -10,7 +10,7 @@ from mondrian_core.figures.sweep import (fitted_function_1d, lifetime_density,
                                          log_marginal_likelihood_vs_lifetime)
 from mondrian_core.posterior import make_prior
 from pages.common import page_header, show_figure, url_choice, url_number, url_slider, user_errors
-from pages.sweep_common import model_controls, pick_data, run_sweep, show_split
+from pages.sweep_common import figure_params, model_controls, pick_data, run_sweep, show_split
 
 page_header(
     "Lifetime posterior",
@@ -54,11 +54,12 @@ with user_errors():
     level = url_slider("Credible level", "level", min_value=0.5, max_value=0.99, default=0.9,
                        step=0.01, container=side)
 
-show_split(train, val, test, name)
+show_split(train, val, test, name, seed)
 with user_errors():
     path = run_sweep(train, val, key, settings, seed)
     post = lifetime_posterior(path, prior)
     lo_ci, hi_ci = post.credible_interval(level)
+prior_params = figure_params(name, settings, seed, prior=prior_text, level=level)
 
 cols = st.columns(4)
 cols[0].metric("posterior mean \u03bb", f"{post.mean:.3g}")
@@ -76,7 +77,7 @@ if beyond > 0.01:
 left, right = st.columns(2)
 with left:
     show_figure(log_marginal_likelihood_vs_lifetime(path, true_lifetime=true_lifetime),
-                "log-marginal-likelihood", params={"data": name})
+                "log-marginal-likelihood", params=figure_params(name, settings, seed))
     st.caption("log p(y | X, \u03bb) is a step function of \u03bb (constant between cuts). Small "
                "\u03bb: too smooth to explain the data; large \u03bb: too flexible, the Occam "
                "factor (log-determinant) penalises it.")
@@ -87,7 +88,7 @@ with right:
     show_figure(lifetime_density(grid, prior.pdf(grid), post.density(grid), mean=post.mean,
                                  map_=post.map, interval=(lo_ci, hi_ci), level=level,
                                  true_lifetime=true_lifetime),
-                "lifetime-posterior", params={"data": name, "prior": kind})
+                "posterior", params=prior_params)
     st.caption(f"Prior ({prior_text}, dashed) and posterior (blue) densities per unit \u03bb. "
                "The posterior is the prior reweighted by the likelihood interval by interval, "
                "so it jumps at cut times. The paper's Figure 7 recovers the true lifetime "
@@ -111,7 +112,7 @@ if train.X.shape[1] == 1:
     show_figure(fitted_function_1d(g, mean_pred, train.X, train.y, val.X, val.y, std=std_pred,
                                    title="Posterior predictive (mixture over \u03bb)",
                                    band_label="\u00b12 std of f"),
-                "posterior-predictive", params={"data": name, "prior": kind})
+                "predictive", params=prior_params)
     st.caption("Mean and \u00b12 standard deviations of the latent function under the mixture "
                "over lifetimes (intervals holding all but 10\u207b\u2076 of the posterior mass). "
                "The band includes the spread between lifetimes as well as each fit's own "

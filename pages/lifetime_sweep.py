@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from mondrian_core import RandomBinningFeatures, RandomFourierFeatures
 from mondrian_core.figures.sweep import (error_vs_time, fitted_function_1d, n_features_vs_lifetime,
                                          prediction_surface_2d, rmse_vs_lifetime, tree_cut_segments)
-from mondrian_core.width_search import retrained_search, sweep_trace
+from mondrian_core.width_search import figure8_traces
 from pages.common import page_header, show_figure, url_positive_float, user_errors
-from pages.sweep_common import (cached_with_progress, model_controls, pick_data, run_sweep,
-                                show_split)
+from pages.sweep_common import (cached_with_progress, figure_params, model_controls, pick_data,
+                                run_sweep, show_split)
 
 page_header(
     "Lifetime sweep",
@@ -30,7 +29,7 @@ with user_errors():
     side.divider()
     settings = model_controls(side, train)
 
-show_split(train, val, test, name)
+show_split(train, val, test, name, seed)
 with user_errors():
     path = run_sweep(train, val, key, settings, seed)
 
@@ -70,16 +69,16 @@ def explore():
                    delta_color="inverse")
     left, right = st.columns([3, 2])
     with left:
-        show_figure(rmse_vs_lifetime(path, lifetime, true_lifetime), "sweep-rmse",
-                    params={"data": name, "lifetime": f"{lifetime:.3g}"})
+        show_figure(rmse_vs_lifetime(path, lifetime, true_lifetime), "rmse",
+                    params=figure_params(name, settings, seed, lam=lifetime))
         st.caption(
             "Train error (blue) falls as cuts refine the partitions; validation error (red) is "
             f"lowest at \u03bb = {best:.3g} (star): smaller \u03bb underfits (wide kernel), larger "
             "overfits. For synthetic data the dotted line is the lifetime the data were drawn with; "
             "the paper's Figure 7 recovers it within an order of magnitude.")
     with right:
-        show_figure(n_features_vs_lifetime(path, lifetime), "sweep-features",
-                    params={"data": name, "lifetime": f"{lifetime:.3g}"})
+        show_figure(n_features_vs_lifetime(path, lifetime), "features",
+                    params=figure_params(name, settings, seed, lam=lifetime))
         st.caption("Each cut deletes the split cell's feature and appends one per child: the "
                    "number of features grows by one per cut.")
     D = train.X.shape[1]
@@ -88,7 +87,7 @@ def explore():
         mean = path.predict(grid, lifetime)
         show_figure(fitted_function_1d(grid, mean, train.X, train.y, val.X, val.y,
                                        title=f"Ridge fit at \u03bb = {lifetime:.3g}"),
-                    "sweep-fit", params={"data": name, "lifetime": f"{lifetime:.3g}"})
+                    "fit", params=figure_params(name, settings, seed, lam=lifetime))
         st.caption("The posterior-mean (ridge) function at the slider's lifetime: piecewise "
                    "constant, an average of the trees' cell values.")
     elif D == 2:
@@ -99,7 +98,7 @@ def explore():
         show_figure(prediction_surface_2d(gx, gy, Z, train.X, segs,
                                           title=f"Prediction surface at \u03bb = {lifetime:.3g} "
                                                 "with tree 1's cuts"),
-                    "sweep-surface", params={"data": name, "lifetime": f"{lifetime:.3g}"})
+                    "surface", params=figure_params(name, settings, seed, lam=lifetime))
         st.caption("Colour: the ridge prediction; black lines: the cuts of the first Mondrian "
                    "made by this lifetime (the prediction averages all trees' cells).")
     else:
@@ -123,17 +122,10 @@ st.markdown(
 
 
 def _figure8(progress):
-    M, common = settings["n_trees"], dict(noise_variance=settings["noise_variance"],
-                                          prior_variance=settings["prior_variance"], max_evals=12)
-    traces = [sweep_trace(path)]
-    makers = [("random Fourier features",
-               lambda lam: RandomFourierFeatures(lam, n_components=M, random_state=seed)),
-              ("random binning", lambda lam: RandomBinningFeatures(lam, n_grids=M, random_state=seed))]
-    for i, (label, make) in enumerate(makers):
-        traces.append(retrained_search(make, train.X, train.y, val.X, val.y, method=label,
-                                       progress=lambda f, i=i: progress((i + min(f, 1.0)) / 2),
-                                       **common))
-    return traces
+    return figure8_traces(path, train.X, train.y, val.X, val.y, settings["n_trees"],
+                          noise_variance=settings["noise_variance"],
+                          prior_variance=settings["prior_variance"], random_state=seed,
+                          progress=progress)
 
 
 if st.button("Run the retraining searches (Figure 8)", key="fig8"):
@@ -142,7 +134,8 @@ if st.session_state.get("fig8_on"):
     with user_errors():
         traces = cached_with_progress("figure8", (key, tuple(sorted(settings.items())), seed),
                                       _figure8, "Retraining at each candidate lifetime:")
-    show_figure(error_vs_time(traces), "figure8", params={"data": name})
+    show_figure(error_vs_time(traces), "figure8-error-vs-time",
+                params=figure_params(name, settings, seed))
     target = float(np.min(traces[0].val_rmse))
     rows = []
     for tr in traces:

@@ -125,7 +125,7 @@ def growth_view(width: float, height: float, lifetime: float, seed: int) -> None
         fig = growth_figure(sample, time, fill=fill,
                             labels=labels and sample.cut_times.size <= MAX_LABELLED_CUTS,
                             selected_node=node)
-    show_figure(fig, "mondrian-process", key="growth_chart", on_select="rerun",
+    show_figure(fig, "partition-and-tree", key="growth_chart", on_select="rerun",
                 selection_mode="points",
                 params=dict(lifetime=lifetime, width=width, height=height, seed=seed, t=time))
     st.caption(
@@ -165,7 +165,8 @@ def clocks_view(width: float, height: float, lifetime: float, seed: int) -> None
         with section_errors(), st.spinner("Sampling first cuts..."):
             check = _clocks(width, height, lifetime, seed, int(n_clock))
             show_figure(first_cut_figure(check), "competing-clocks",
-                        params=dict(lifetime=lifetime, width=width, height=height, seed=seed))
+                        params=dict(lifetime=lifetime, width=width, height=height, seed=seed,
+                                    samples=n_clock))
             b.metric("KS p-value (time)", _pvalue(check.ks_pvalue))
             b.metric("\u03c7\u00b2 p-value (dimension)", _pvalue(check.dim_pvalue))
     st.caption(
@@ -197,7 +198,9 @@ def projectivity_view(width: float, height: float, lifetime: float, seed: int) -
             proj = _projectivity(width, height, lifetime, seed, tuple(sub_x), tuple(sub_y),
                                  int(n_proj))
             show_figure(projectivity_figure(sample, restricted, proj), "projectivity",
-                        params=dict(lifetime=lifetime, seed=seed))
+                        params=dict(lifetime=lifetime, width=width, height=height, seed=seed,
+                                    subx=f"{sub_x[0]:g}-{sub_x[1]:g}",
+                                    suby=f"{sub_y[0]:g}-{sub_y[1]:g}", samples=n_proj))
             b.metric("Two-sample p-value", _pvalue(proj.pvalue))
     st.caption(
         "Left: the sample above (grey) and the cuts that cross the blue sub-box (black), which "
@@ -225,7 +228,8 @@ def extension_view(width: float, height: float, lifetime: float, seed: int) -> N
         with section_errors(), st.spinner("Extending..."):
             chain = _extension(width, height, lifetime, seed, grow, steps)
             show_figure(extension_figure(sample, chain), "extension",
-                        params=dict(lifetime=lifetime, seed=seed, grow=grow))
+                        params=dict(lifetime=lifetime, width=width, height=height, seed=seed,
+                                    grow=grow, steps=steps))
             b.metric("Cells: old \u2192 new", f"{sample.n_cells} \u2192 {chain[-1].n_cells}")
     st.caption(
         "The conditional Mondrian (Roy and Teh 2009; sec. 2.4 and the Mondrian forest slides' "

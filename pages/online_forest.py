@@ -8,7 +8,7 @@ from mondrian_core import datasets
 from mondrian_core.errors import InputError
 from mondrian_core.figures import forest as figs
 from mondrian_core.online import online_run, uncertainty_maps
-from pages.common_data import PLANE_KINDS, data_source_picker
+from pages.common_data import PLANE_KINDS, data_params, data_source_picker
 from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
                           url_toggle, user_errors)
 
@@ -75,6 +75,8 @@ with user_errors():
     with st.spinner("Streaming the data into the forest and retraining the baselines..."):
         run, train = _run(data, batch, lifetime, n_trees, seed)
 n_steps = len(run.n_seen)
+run_params = {**data_params(data.name), "batch": batch, "trees": n_trees, "lam": lifetime,
+              "seed": seed}
 
 st.subheader("One tree grows, batch by batch")
 playing = st.toggle("Play (advance one batch every second)", key="play",
@@ -94,7 +96,7 @@ def growing_tree():
     hi = train.X.max(axis=0) + 0.05 * np.ptp(train.X, axis=0)
     show_figure(figs.tree_partition(run.snapshots[step], train.X[:seen], train.y[:seen],
                                     task=run.task, box=(lo, hi)),
-                "online-tree", params={"data": data.name, "step": step + 1, "seed": seed})
+                "tree", params={**run_params, "step": step + 1})
     left, right = st.columns([3, 2])
     with left:
         ops = run.snapshots[step].operations
@@ -113,8 +115,8 @@ def growing_tree():
             st.info("Reached the last batch: pause, or lower the step to replay.")
     sc, oc = st.columns(2)
     with sc:
-        show_figure(figs.online_scores(run, step), "online-scores",
-                    params={"data": data.name, "seed": seed})
+        show_figure(figs.online_scores(run, step), "scores",
+                    params={**run_params, "step": step + 1})
         best = {k: v[step] for k, v in run.scores.items()}
         st.caption(
             f"{run.score_name[0].upper() + run.score_name[1:]} on the {data.n_samples - len(train.X)} held-out "
@@ -124,8 +126,8 @@ def growing_tree():
               "after each batch (the slides' \"periodically re-trained batch versions\"); "
               "the Mondrian forest only extends its trees.")
     with oc:
-        show_figure(figs.operation_counts(run, step), "online-operations",
-                    params={"data": data.name, "seed": seed})
+        show_figure(figs.operation_counts(run, step), "operations",
+                    params={**run_params, "step": step + 1})
         st.caption("Per batch, how many (point, tree) insertions caused each operation, "
                    "summed over all trees.")
 
@@ -145,8 +147,9 @@ with user_errors():
     with st.spinner("Fitting the three forests..."):
         maps, X_in = _maps(map_data, region, lifetime, n_trees, seed)
     show_figure(figs.uncertainty_maps_figure(maps, X_in if show_data else None),
-                "uncertainty-maps", params={"region": region, "lifetime": lifetime,
-                                            "seed": seed})
+                "uncertainty-maps",
+                params={**(data_params(data.name) if map_data is data else {"data": map_data.name}),
+                        "region": region, "trees": n_trees, "lam": lifetime, "seed": seed})
 st.markdown(
     f"Regression on {which}, trained only on the points inside the dashed box; the map "
     "extends the data's box by half its width on every side. Shown is the standard deviation "

@@ -12,17 +12,19 @@ from mondrian_core import BUNDLED_DATASETS, toy_jumps_1d, train_val_test_split
 from mondrian_core.datasets import toy_jumps_function
 from mondrian_core.figures.gp import (cg_convergence_figure, comparison_figure,
                                       kernel_heatmaps_figure, kernel_pca_figure,
-                                      posterior_panels_figure)
+                                      partition_count_figure, posterior_panels_figure)
 from mondrian_core.gp_experiments import (PARTITION_KERNELS, cg_histories, compare_kernels,
                                           fitted_partitions, kernel_pca_embeddings,
-                                          posterior_curves, sorted_kernel_matrix)
+                                          partition_count_curves, posterior_curves,
+                                          sorted_kernel_matrix)
 from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
                           user_errors)
-from pages.common_data import data_source_picker
+from pages.common_data import data_params, data_source_picker
 
 KERNELS = list(PARTITION_KERNELS)
 BASELINES = ["RBF", "RBF-ARD", "Linear"]
 COMPARE_MAX = 1000  # points used by the kernel comparison (exact GPs are O(N^3))
+COUNTS = [10, 20, 50, 100, 200, 400]  # partitions m for the paper's Figure 5
 
 
 # ---------------------------------------------------------------- cached core calls
@@ -67,15 +69,37 @@ def embeddings(X, y, m, seed):
     return kernel_pca_embeddings(X, y, n_partitions=m, random_state=seed)
 
 
-def comparison(d, m, seed, progress=None):
-    """Not cached by st.cache_data (it reports progress); kept in session_state."""
+def _compare_split(d, seed):
+    """At most COMPARE_MAX points of ``d``, split 80/20 by the seed."""
     if d.n_samples > COMPARE_MAX:
         d = d.subset(train_val_test_split(d, (COMPARE_MAX / d.n_samples,
                                               1 - COMPARE_MAX / d.n_samples),
                                           random_state=seed, return_indices=True)[0])
-    train, test = train_val_test_split(d, (0.8, 0.2), random_state=seed)
+    return train_val_test_split(d, (0.8, 0.2), random_state=seed)
+
+
+def comparison(d, m, seed, progress=None):
+    """Not cached by st.cache_data (it reports progress); kept in session_state."""
+    train, test = _compare_split(d, seed)
     return compare_kernels(train.X, train.y, test.X, test.y, KERNELS + BASELINES,
                            n_partitions=m, random_state=seed, progress=progress)
+
+
+def on_demand(label, button_key, state_key, compute):
+    """A button that runs ``compute(progress)`` (with a progress bar) and keeps the result
+    in session state under ``state_key``; returns the kept result, or None."""
+    if st.button(label, key=button_key):
+        bar = st.progress(0.0, text="Fitting GPs...")
+        st.session_state[state_key] = compute(lambda f, text: bar.progress(f, text=text))
+        bar.empty()
+    return st.session_state.get(state_key)
+
+
+def by_partition_count(d, seed, progress=None):
+    """Figure 5's curves; kept in session_state like :func:`comparison`."""
+    train, test = _compare_split(d, seed)
+    return partition_count_curves(train.X, train.y, test.X, test.y, COUNTS,
+                                  random_state=seed, progress=progress)
 
 
 # ---------------------------------------------------------------- page
@@ -134,7 +158,7 @@ with user_errors():
             panels["RBF"] = rbf_curves(X, y, grid, seed)
         show_figure(posterior_panels_figure(panels, X, y, grid,
                                             truth=toy_jumps_function(grid.ravel())),
-                    "partition-gp-posteriors", params=dict(m=m, h=h, lam=lam, noise=noise, seed=seed))
+                    "posteriors", params=dict(n=n_points, m=m, h=h, lam=lam, noise=noise, seed=seed))
 
     # -------------------------------------------------------- kernel matrices
     st.header("Kernel matrices")
@@ -147,8 +171,8 @@ with user_errors():
             "Random Forest kernel, and graininess that fades as *m* grows.")
     with left:
         mats = {f"{k} kernel": heatmap(k, X, y, m, h, lam, seed) for k in KERNELS}
-        show_figure(kernel_heatmaps_figure(mats), "partition-gp-kernels",
-                    params=dict(m=m, h=h, seed=seed))
+        show_figure(kernel_heatmaps_figure(mats), "kernel-matrices",
+                    params=dict(n=n_points, m=m, h=h, lam=lam, seed=seed))
 
     # -------------------------------------------------------- CG convergence
     st.header("Conjugate gradients and the preconditioner")
@@ -167,8 +191,8 @@ with user_errors():
             "means a worse-conditioned system and a bigger gain.")
     with left:
         hist = histories(cg_kind, X, y, m, h, lam, noise, seed)
-        show_figure(cg_convergence_figure(hist, tol=1e-8), "partition-gp-cg",
-                    params=dict(kernel=cg_kind, m=m, h=h, lam=lam, noise=noise,
+        show_figure(cg_convergence_figure(hist, tol=1e-8), "cg",
+                    params=dict(kernel=cg_kind, n=n_points, m=m, h=h, lam=lam, noise=noise,
                                 seed=seed))
 
     # -------------------------------------------------------- real data
@@ -192,7 +216,7 @@ with user_errors():
         with st.spinner("Kernel PCA..."):
             emb = embeddings(d.X, d.y, m_real, seed)
         show_figure(kernel_pca_figure(emb, d.y, colour_label=d.target_name or "y"),
-                    "partition-gp-kpca", params=dict(data=data_name, m=m_real, seed=seed))
+                    "kernel-pca", params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
 
     st.subheader("Test log-likelihood and MSE (the paper's Figures 3 and 4)")
     left, right = st.columns([3, 1])
@@ -211,19 +235,35 @@ with user_errors():
             "training targets, so its evidence favours a small noise and its "
             "predictive bands can be over-confident (on the tips set, for example).")
     with left:
-        key = f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m_real}::{seed}"
-        if st.button("Compare kernels (RBF-ARD takes up to a minute)", key="compare"):
-            bar = st.progress(0.0, text="Fitting GPs...")
-            st.session_state[key] = comparison(
-                d, m_real, seed, progress=lambda f, text: bar.progress(f, text=text))
-            bar.empty()
-        rows = st.session_state.get(key)
+        rows = on_demand("Compare kernels (RBF-ARD takes up to a minute)", "compare",
+                         f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m_real}::{seed}",
+                         lambda progress: comparison(d, m_real, seed, progress=progress))
         if rows:
-            show_figure(comparison_figure(rows), "partition-gp-compare",
-                        params=dict(data=data_name, m=m_real, seed=seed))
+            show_figure(comparison_figure(rows), "kernel-comparison",
+                        params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
             st.dataframe(
                 [{"kernel": r["kernel"], "test log-lik": round(r["test_log_lik"], 4),
                   "test MSE": round(r["mse"], 4), "fit time (s)": round(r["seconds"], 2)}
                  for r in rows], hide_index=True)
         else:
             st.info("Press the button to fit and score all kernels on this data set.")
+
+    st.subheader("Test error against the number of partitions (the paper's Figure 5)")
+    left, right = st.columns([3, 1])
+    with right:
+        st.markdown(
+            "**What it shows.** The Random Forest and Fast Cluster GPs of the comparison "
+            f"above (same split), refitted with m = {', '.join(map(str, COUNTS))} "
+            "partitions: mean test log-likelihood and MSE. The paper did this on the "
+            "'mpg' set.\n\n**Look for:** how few partitions each kernel needs; the "
+            "paper found the Random Forest kernel near its best with few partitions and "
+            "Fast Cluster improving until about m = 200.")
+    with left:
+        curves = on_demand("Fit the GPs at every m", "by_m",
+                           f"by_m::{data_name}::{d.n_samples}::{d.n_features}::{seed}",
+                           lambda progress: by_partition_count(d, seed, progress=progress))
+        if curves:
+            show_figure(partition_count_figure(curves, dataset_name=data_name),
+                        "test-error-vs-m", params={**data_params(d.name, "real"), "seed": seed})
+        else:
+            st.info("Press the button to fit the two partition-kernel GPs at each m.")

@@ -11,7 +11,7 @@ from mondrian_core.sweep import lifetime_for_cells
 from mondrian_core.datasets import train_val_test_split
 from mondrian_core.figures.sweep import split_sizes
 from pages.common import seed_control, show_figure, url_number, url_slider
-from pages.common_data import REGRESSION_KINDS, data_source_picker
+from pages.common_data import REGRESSION_KINDS, data_params, data_source_picker
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _split(_dataset, key, seed):
@@ -92,9 +92,19 @@ def run_sweep(train, val, key, settings, seed):
         "Sweeping the lifetime: walking the cut events\u2026")
 
 
-def show_split(train, val, test, name):
+def figure_params(name, settings, seed, **more):
+    """What a sweep chart depends on, for its exported file name: the data, the sweep's
+    settings, the seed (split and Mondrians) and ``more``."""
+    return {**data_params(name), "M": settings["n_trees"], "lam_max": settings["terminal_lifetime"],
+            "noise_var": settings["noise_variance"], "prior_var": settings["prior_variance"],
+            **more,
+            "seed": seed}
+
+
+def show_split(train, val, test, name, seed):
     show_figure(split_sizes({"train": train.n_samples, "validation": val.n_samples,
-                             "test": test.n_samples}), "split", params={"data": name})
+                             "test": test.n_samples}), "split",
+                params={**data_params(name), "seed": seed})
     st.caption(f"**{name}**: {train.n_samples} train / {val.n_samples} validation / "
                f"{test.n_samples} test points (random 60/20/20 split from the seed). The sweep "
                "fits on train, picks the lifetime on validation; test is held out.")

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from mondrian_core.figures.theme import (BLACK, BLUE, GREY, LIGHT_GREY, RED, SERIES, SEQUENTIAL,
-                                         YELLOW, styled)
+                                         YELLOW, legend_below, styled)
 from mondrian_core.forest import EXTEND, INSERT_ABOVE, NO_CHANGE, OPERATION_NAMES, SPLIT_LEAF
 
 KERNEL_COLOUR, FOREST_COLOUR = BLUE, RED
@@ -33,9 +33,8 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
         fig.add_vline(x=max(lifetime, 1e-12), line=dict(color=BLACK, width=1, dash="dash"))
     fig.update_xaxes(title="lifetime λ (log scale)", type="log")
     fig.update_yaxes(title="RMSE (units of the target)")
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))
-    return styled(fig, title="Test error against lifetime, same Mondrian samples",
-                  height=height)
+    styled(fig, title="Test error against lifetime, same Mondrian samples", height=height)
+    return legend_below(fig, gap=85, legend_height=55)
 
 
 def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:

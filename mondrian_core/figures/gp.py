@@ -10,10 +10,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, SEQUENTIAL, SERIES, styled
+from mondrian_core.figures.theme import (BLACK, BLUE, GREY, RED, SEQUENTIAL, SERIES, legend_below,
+                                         styled)
 
 __all__ = ["posterior_panels_figure", "kernel_heatmaps_figure", "cg_convergence_figure",
-           "comparison_figure", "kernel_pca_figure"]
+           "comparison_figure", "kernel_pca_figure", "partition_count_figure"]
 
 _BAND = "rgba(19, 86, 162, 0.18)"
 _SAMPLE_COLOURS = [RED, "#E0A800", "#2A9D8F", "#7B3294", GREY]
@@ -65,9 +66,8 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
             fig.update_yaxes(title_text=y_label, row=r, col=c)
     fig.update_annotations(font_size=13, yshift=8)
     styled(fig, height=height * rows)
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.1 / rows,
-                                  xanchor="left", x=0), margin=dict(t=40, b=110, r=45))
-    return fig
+    fig.update_layout(margin=dict(t=40, r=45))
+    return legend_below(fig, gap=75)
 
 
 def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
@@ -159,3 +159,32 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
         fig.update_yaxes(title_text="component 2" if i == 0 else None, row=1, col=i + 1)
     fig.update_annotations(font_size=13, yshift=8)
     return styled(fig, height=height)
+
+
+def partition_count_figure(curves: dict, *, dataset_name: str = "", height=380) -> go.Figure:
+    """Test log-likelihood (higher is better) and MSE (lower is better) against the
+    number of partitions m, one line per kernel (Figure 5).
+
+    ``curves``: ``{kernel: {"m", "test_log_lik", "mse"}}`` as from
+    :func:`mondrian_core.gp_experiments.partition_count_curves`.
+    """
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+                        subplot_titles=["mean test log-likelihood (higher is better)",
+                                        "test MSE (lower is better)"])
+    for i, (kind, c) in enumerate(curves.items()):
+        style = dict(mode="lines+markers", line=dict(color=SERIES[i % len(SERIES)], width=2.5),
+                     marker=dict(size=7), legendgroup=kind)
+        fig.add_trace(go.Scatter(x=c["m"], y=c["test_log_lik"], name=f"{kind} kernel",
+                                 **style), row=1, col=1)
+        fig.add_trace(go.Scatter(x=c["m"], y=c["mse"], name=f"{kind} kernel", showlegend=False,
+                                 **style), row=1, col=2)
+    m_values = sorted({int(m) for c in curves.values() for m in c["m"]})
+    fig.update_xaxes(type="log", title_text="partitions m", tickvals=m_values)
+    fig.update_annotations(font_size=13, yshift=8)
+    styled(fig, height=height,
+           title=f"GP test error against m ({dataset_name})" if dataset_name else None)
+    # the legend sits in the top margin, right of the title, clear of the axis titles
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.14, xanchor="right",
+                                  x=1),
+                      margin=dict(r=45, t=100, b=60))
+    return fig

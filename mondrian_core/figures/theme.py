@@ -53,3 +53,18 @@ def styled(fig: go.Figure, *, title: str | None = None, height: int | None = Non
     if height is not None:
         fig.update_layout(height=height)
     return fig
+
+
+def legend_below(fig: go.Figure, *, gap: int = 80, legend_height: int = 30) -> go.Figure:
+    """Put a horizontal legend ``gap`` pixels below the plot area (clear of the x-axis
+    tick labels and title) and make the bottom margin hold it, at the figure's height.
+
+    Call after :func:`styled` (it reads the figure's height and top margin).
+    """
+    height = fig.layout.height or 450  # plotly's default height
+    top = fig.layout.margin.t if fig.layout.margin.t is not None else TEMPLATE.layout.margin.t
+    bottom = gap + legend_height + 10
+    fig.update_layout(margin=dict(b=bottom),
+                      legend=dict(orientation="h", yanchor="top", xanchor="left", x=0,
+                                  y=-gap / max(height - top - bottom, 1)))
+    return fig

@@ -40,3 +40,15 @@ def test_url_parameters_are_read():
     at = run_page(PAGE, query={"m": "20", "h": "2", "cgk": "Mondrian"})
     assert_clean(at)
     assert at.slider(key="m").value == 20 and at.slider(key="h").value == 2
+
+
+def test_figure5_curves_on_demand():
+    at = run_page(PAGE, query={"real_src": "tips"})
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 4
+    at.button(key="by_m").click().run(timeout=240)
+    assert_clean(at)
+    charts = at.get("plotly_chart")
+    assert len(charts) == 5
+    spec = charts[-1].proto.spec
+    assert "Random Forest kernel" in spec and "Fast Cluster kernel" in spec

@@ -1,0 +1,66 @@
+"""A chart's toolbar camera in a real browser: PNG at 2x, then (after the sidebar's
+"Chart downloads" switch) SVG, both named after the page, the chart, its parameters
+and the seed."""
+from __future__ import annotations
+
+import struct
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.e2e.conftest import assert_no_exception, wait_for_app
+
+pytestmark = pytest.mark.e2e
+
+STEM = ("mondrian-process_competing-clocks_seed=5_lifetime=2_width=1_height=0.5"
+        "_samples=500")
+
+
+def _download(page, chart, tmp_path):
+    """Click the chart's camera button; return (suggested file name, saved path)."""
+    chart.scroll_into_view_if_needed()
+    chart.hover()
+    button = chart.locator('.modebar-btn[data-title^="Download plot"]')
+    button.wait_for(timeout=10_000)
+    with page.expect_download(timeout=30_000) as info:
+        button.click()
+    download = info.value
+    path = tmp_path / download.suggested_filename
+    download.save_as(path)
+    return download.suggested_filename, path
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_camera_saves_png_at_2x_then_svg(app_url, page, tmp_path):
+    page.goto(app_url)
+    wait_for_app(page)
+    page.goto(app_url + "/mondrian_process?lifetime=2&seed=5&width=1&height=0.5&nclock=500")
+    wait_for_app(page, timeout=60_000)
+    chart = page.locator('[data-testid="stPlotlyChart"]').filter(
+        has_text="Dimension of the first cut").first
+    chart.wait_for(timeout=30_000)
+    assert_no_exception(page)
+    width, height = chart.locator(".js-plotly-plot").evaluate(
+        "gd => [gd._fullLayout.width, gd._fullLayout.height]")
+
+    name, path = _download(page, chart, tmp_path)
+    assert name == STEM + ".png"
+    assert _png_size(path.read_bytes()) == (2 * width, 2 * height)
+
+    page.locator('[data-testid="stSidebar"] [data-testid="stRadio"]').filter(
+        has_text="Chart downloads").get_by_text("SVG", exact=True).click()
+    wait_for_app(page, timeout=60_000)
+    chart = page.locator('[data-testid="stPlotlyChart"]').filter(
+        has_text="Dimension of the first cut").first
+    chart.wait_for(timeout=30_000)
+    name, path = _download(page, chart, tmp_path)
+    assert name == STEM + ".svg"
+    root = ET.fromstring(path.read_bytes())
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert float(root.get("width")) == width and float(root.get("height")) == height
+    assert_no_exception(page)
