@@ -254,6 +254,8 @@ def lifetime_posterior(path, prior) -> LifetimePosterior:
     -------
     LifetimePosterior
     """
+    if not hasattr(path, "log_marginal_likelihood"):
+        raise InputError("path must be a LifetimePath from lifetime_path(...).")
     if not hasattr(prior, "logcdf"):
         raise InputError("prior must be a frozen scipy.stats distribution.")
     if prior.support()[0] < 0:
