@@ -327,7 +327,8 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
         X = _check_X(X)
         k = int(self.n_components)
         if not 1 <= k < X.shape[0] - 1:
-            raise InputError(f"n_components must be between 1 and N - 2 = {X.shape[0] - 2}.")
+            raise InputError(f"n_components must be between 1 and N - 2 = {X.shape[0] - 2}; use "
+                             f"fewer components or at least {max(k, 1) + 2} points.")
         self.partitions_ = _fit_partitions(self.partitions, X, y)
         labels = self.partitions_.labels(X)
         if np.all(labels == labels[:, :1]):  # one cluster everywhere: the centred kernel is 0
