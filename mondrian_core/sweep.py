@@ -408,7 +408,7 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
         raise InputError(
             f"This sweep has {E:,} cut events on {N:,} training points, too many to store "
             f"({N * (E + 1):,} numbers, limit {MAX_STORED:,}); use {advice}fewer trees or "
-            "fewer points.")
+            f"at most {max(2, MAX_STORED // (E + 1)):,} points.")
     lifetimes = np.concatenate([[0.0], times])
     B = int(block_size) if block_size else int(np.clip(N // 8, 16, 256))
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import csv
+import functools
 import io
 import math
 import pickle
@@ -527,3 +528,31 @@ def test_other_bad_arguments_say_what_to_change(call, words):
     with pytest.raises(InputError, match=words) as info:
         call()
     assert_actionable(info.value)
+
+
+@functools.cache
+def small_path_and_flat_posterior_mean():
+    path = mc.lifetime_path(X0, Y0, None, None, 3.0, 6, random_state=0)
+    return path, mc.lifetime_posterior(path, stats.uniform(0.0, path.terminal_lifetime)).mean
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(log_scale=st.floats(0, 300))
+@example(log_scale=300.0)  # the conditional means underflowed: posterior mean 0.0
+def test_posterior_mean_under_a_very_wide_prior_tends_to_the_flat_prior(log_scale):
+    """An exponential prior of scale 10^s is flat to within a factor exp(-T / 10^s) on
+    [0, T]: the posterior mean lies between the flat prior's and that factor times it."""
+    path, flat_mean = small_path_and_flat_posterior_mean()
+    wide = mc.lifetime_posterior(path, stats.expon(scale=10.0**log_scale))
+    assert np.isfinite(wide.mean) and 0 < wide.mean <= path.terminal_lifetime
+    factor = math.exp(-path.terminal_lifetime / 10.0**log_scale)  # density ratio on [0, T]
+    rel = 1.49e-8  # the flat prior's interval means come from scipy's quad (its epsrel)
+    assert factor * flat_mean * (1 - rel) <= wide.mean <= flat_mean * (1 + rel)
+
+
+def test_a_prior_with_no_mass_on_the_sweep_says_so():
+    path = mc.lifetime_path(X0, Y0, None, None, 3.0, 6, random_state=0)
+    for prior in (stats.gamma(3, scale=1e300), stats.uniform(1e6, 1.0)):
+        with pytest.raises(InputError, match=r"no mass .* on the swept lifetimes \[0, 3\]") as info:
+            mc.lifetime_posterior(path, prior)
+        assert_actionable(info.value)
