@@ -306,8 +306,9 @@ def _walk(a: dict, X: np.ndarray, n_trees: int):
         x = X
         while entry.size:
             b = box[node]
-            rate = (np.maximum(b[:, :D] - x, 0.0) + np.maximum(x - b[:, D:], 0.0)).sum(axis=1)
-            z = rate * span[node]
+            with np.errstate(over="ignore"):  # a point ~1e308 away: z = inf gave NaN moments
+                rate = (np.maximum(b[:, :D] - x, 0.0) + np.maximum(x - b[:, D:], 0.0)).sum(axis=1)
+                z = np.minimum(rate * span[node], 1e300)
             p_branch = -np.expm1(-z)
             leaf = is_leaf[node]
             yield entry, node, surv, p_branch, z, leaf
@@ -325,7 +326,8 @@ def _truncated_exp_moments(z: np.ndarray):
     zs = np.where(small, 1.0, z)
     em = -np.expm1(-zs)                       # 1 - exp(-z)
     eu = 1.0 / zs - np.exp(-zs) / em
-    eu2 = (2.0 * (em - zs * np.exp(-zs)) / zs**2 - np.exp(-zs)) / em
+    with np.errstate(over="ignore"):  # zs up to 1e300: zs**2 = inf, the term is 0
+        eu2 = (2.0 * (em - zs * np.exp(-zs)) / zs**2 - np.exp(-zs)) / em
     eu = np.where(small, 0.5 - z / 12.0, eu)
     eu2 = np.where(small, 1.0 / 3.0 - z / 12.0, eu2)
     return eu, eu2

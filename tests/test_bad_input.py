@@ -556,3 +556,30 @@ def test_a_prior_with_no_mass_on_the_sweep_says_so():
         with pytest.raises(InputError, match=r"no mass .* on the swept lifetimes \[0, 3\]") as info:
             mc.lifetime_posterior(path, prior)
         assert_actionable(info.value)
+
+
+@functools.cache
+def fitted_models():
+    path = mc.lifetime_path(X0, Y0, None, None, 3.0, 5, random_state=0)
+    return {
+        "MondrianFeatures": mc.MondrianFeatures(3.0, 5, random_state=0).fit(X0).transform,
+        "LifetimePath": lambda X: path.predict(X, 1.0, return_std=True),
+        "LifetimePosterior": lambda X: mc.lifetime_posterior(path, stats.expon()).predict(
+            X, return_std=True),
+        "MondrianForestRegressor": lambda X: mc.MondrianForestRegressor(
+            5, 3.0, random_state=0).fit(X0, Y0).predict(X, return_std=True),
+        "MondrianForestClassifier": mc.MondrianForestClassifier(5, 3.0, random_state=0).fit(
+            X0, (Y0 > 1).astype(int)).predict_proba,
+        "PartitionGP": mc.PartitionGP(mc.MondrianPartitions(10, 3.0, random_state=0)).fit(
+            X0, Y0).predict,
+    }
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(point=st.lists(st.floats(-1.7e308, 1.7e308), min_size=2, max_size=2))
+@example(point=[1.7e308, 0.5])  # the forest's std was NaN (z = inf in its moments)
+def test_predictions_at_new_points_anywhere_are_finite_or_refused(point):
+    for name, predict in fitted_models().items():
+        result = outcome(lambda: predict(np.array([point])))
+        if not isinstance(result, InputError):
+            finite(*(result if isinstance(result, tuple) else (result,)))
