@@ -10,6 +10,8 @@ import numbers
 
 import numpy as np
 
+from mondrian_core.errors import InputError
+
 
 def check_random_state(random_state) -> np.random.Generator:
     """Turn ``random_state`` into a :class:`numpy.random.Generator`.
@@ -24,9 +26,9 @@ def check_random_state(random_state) -> np.random.Generator:
         return random_state
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative integer, got {random_state}.")
+            raise InputError(f"random_state must be a non-negative integer, got {random_state}.")
         return np.random.default_rng(int(random_state))
-    raise TypeError(
+    raise InputError(
         "random_state must be None, a non-negative int or a numpy.random.Generator, "
         f"got {type(random_state).__name__}."
     )

@@ -167,6 +167,10 @@ class Dataset:
 
 
 def _zscore(A: np.ndarray) -> np.ndarray:
+    # columns with values above 1e100 are first divided by their largest |value|: squares
+    # above 1e308 overflow, and the std would be inf (a zero column instead of z-scores)
+    big = np.abs(A).max(axis=0, initial=0.0)
+    A = A / np.where(big > 1e100, big, 1.0)
     mean = A.mean(axis=0)
     scale = A.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
@@ -176,8 +180,16 @@ def _zscore(A: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- validation
 
 
-def _check_n(n, what="n", minimum=1, maximum=None) -> int:
-    if isinstance(n, bool) or not float(n).is_integer():
+#: Largest number of points (or draws, dimensions) a synthetic generator makes.
+MAX_SYNTHETIC_POINTS = 1_000_000
+
+
+def _check_n(n, what="n", minimum=1, maximum=MAX_SYNTHETIC_POINTS) -> int:
+    try:
+        whole = not isinstance(n, bool) and float(n).is_integer()
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if not whole:
         raise InputError(f"{what} must be a whole number, got {n!r}.")
     n = int(n)
     if n < minimum:
@@ -188,7 +200,10 @@ def _check_n(n, what="n", minimum=1, maximum=None) -> int:
 
 
 def _check_nonneg(value, what) -> float:
-    value = float(value)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be a number >= 0, got {value!r}.") from None
     if not np.isfinite(value) or value < 0:
         raise InputError(f"{what} must be a finite number >= 0, got {value}.")
     return value
@@ -611,6 +626,9 @@ def _decode(data: bytes) -> str:
     if not data.strip():
         raise InputError("The file is empty; upload a CSV with a header row and at least "
                          f"{CSV_MIN_ROWS} rows of numbers.")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError("The file is UTF-16 text; save it as 'CSV UTF-8' (or plain CSV) and "
+                         "upload it again.")
     if b"\x00" in data:
         raise InputError("This looks like a binary file (it contains NUL bytes), not a CSV; "
                          "export the table as CSV (comma-separated text).")
@@ -681,9 +699,17 @@ def read_csv_table(source, *, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS) ->
             f"Found only one column ({frame.columns[0]!r}) with delimiter {delimiter!r}; a "
             "data set needs at least one feature and a target column. Separate the columns "
             "with commas (or ; tab |).")
+    if len(frame) == 0:
+        raise InputError(f"The file has a header but no data rows; add at least {CSV_MIN_ROWS} "
+                         "rows of numbers below the header.")
     numeric, text_cols = [], []
     for col in frame.columns:
         dtype = frame[col].dtype
+        if dtype == object:  # integers beyond 64 bits stay text in pandas: read them as floats
+            as_number = pd.to_numeric(frame[col], errors="coerce")
+            if as_number.notna().sum() == frame[col].notna().sum():
+                frame[col] = as_number
+                dtype = as_number.dtype
         if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
             numeric.append(col)
         else:
@@ -765,8 +791,11 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
         feature_columns = [c for c in numeric if c != target_column]
     feature_columns = list(feature_columns)
     if not feature_columns:
+        text = [c for c in available if c not in numeric]
         raise InputError("Choose at least one numeric feature column besides the target "
-                         f"{target_column!r}.")
+                         f"{target_column!r}" + (
+                             f"; the columns {_names(text)} contain text (numbers need '.' as "
+                             "the decimal point)." if text else "."))
     if target_column in feature_columns:
         raise InputError(f"The target {target_column!r} cannot also be a feature; remove it "
                          "from the feature columns.")
@@ -787,10 +816,11 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
         if empty:
             raise InputError(f"Column(s) {_names(empty)} have no numeric values; choose other "
                              "columns or check that every row has all fields.")
-        raise InputError(f"Only {len(values)} complete rows in the chosen columns; at least "
-                         f"{min_rows} are needed. Choose other columns or add rows.")
+        dropped = f" ({n_bad:,} more have missing or infinite values)" if n_bad else ""
+        raise InputError(f"Only {len(values)} complete rows in the chosen columns{dropped}; at "
+                         f"least {min_rows} are needed. Choose other columns or add rows.")
     X, y = values[:, :-1], values[:, -1]
-    constant = [c for c, s in zip(feature_columns, X.std(axis=0)) if s == 0]
+    constant = [c for c, s in zip(feature_columns, np.ptp(X, axis=0)) if s == 0]
     if constant:
         notices.append(f"Constant feature column(s) {_names(constant)} carry no information.")
     data = Dataset(X=X, y=y, name=name, feature_names=tuple(feature_columns),

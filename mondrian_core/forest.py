@@ -75,6 +75,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
+from mondrian_core.trees import _check_points, _finite_squares
 
 #: Codes of the operation a new point caused in a tree (``last_operations_``).
 NO_CHANGE, EXTEND, INSERT_ABOVE, SPLIT_LEAF = 0, 1, 2, 3
@@ -305,8 +306,9 @@ def _walk(a: dict, X: np.ndarray, n_trees: int):
         x = X
         while entry.size:
             b = box[node]
-            rate = (np.maximum(b[:, :D] - x, 0.0) + np.maximum(x - b[:, D:], 0.0)).sum(axis=1)
-            z = rate * span[node]
+            with np.errstate(over="ignore"):  # a point ~1e308 away: z = inf gave NaN moments
+                rate = (np.maximum(b[:, :D] - x, 0.0) + np.maximum(x - b[:, D:], 0.0)).sum(axis=1)
+                z = np.minimum(rate * span[node], 1e300)
             p_branch = -np.expm1(-z)
             leaf = is_leaf[node]
             yield entry, node, surv, p_branch, z, leaf
@@ -324,7 +326,8 @@ def _truncated_exp_moments(z: np.ndarray):
     zs = np.where(small, 1.0, z)
     em = -np.expm1(-zs)                       # 1 - exp(-z)
     eu = 1.0 / zs - np.exp(-zs) / em
-    eu2 = (2.0 * (em - zs * np.exp(-zs)) / zs**2 - np.exp(-zs)) / em
+    with np.errstate(over="ignore"):  # zs up to 1e300: zs**2 = inf, the term is 0
+        eu2 = (2.0 * (em - zs * np.exp(-zs)) / zs**2 - np.exp(-zs)) / em
     eu = np.where(small, 0.5 - z / 12.0, eu)
     eu2 = np.where(small, 1.0 / 3.0 - z / 12.0, eu2)
     return eu, eu2
@@ -338,17 +341,16 @@ def _expected_discount(z: np.ndarray, w: np.ndarray) -> np.ndarray:
     return a * b
 
 
+#: Largest points x trees of one partial_fit call (a Python step per point and tree).
+MAX_ONLINE_UPDATES = 2_000_000
+
+
 def _validate_X(X, n_features=None, name="X"):
     try:
         X = np.asarray(X, dtype=float)
     except (TypeError, ValueError) as err:
         raise InputError(f"{name} must be numeric: {err}") from None
-    if X.ndim != 2:
-        raise InputError(f"{name} must be a 2-D array (n_samples, n_features); got shape {X.shape}.")
-    if X.shape[0] == 0:
-        raise InputError(f"{name} has no rows; give at least one point.")
-    if not np.all(np.isfinite(X)):
-        raise InputError(f"{name} contains NaN or infinite values; remove or impute them.")
+    X = _check_points(X, name)
     if n_features is not None and X.shape[1] != n_features:
         raise InputError(f"{name} has {X.shape[1]} features but the forest was fitted on "
                          f"{n_features}.")
@@ -378,6 +380,12 @@ class _MondrianForestBase(BaseEstimator):
         self.n_features_in_ = X.shape[1]
 
     def _partial_fit_trees(self, X, y):
+        if X.shape[0] * self.n_estimators > MAX_ONLINE_UPDATES:
+            raise InputError(
+                f"Adding {X.shape[0]:,} points to {self.n_estimators:,} trees one by one is "
+                f"{X.shape[0] * self.n_estimators:,} online updates (limit "
+                f"{MAX_ONLINE_UPDATES:,} per call); pass fewer points per partial_fit, use fewer "
+                "trees, or fit in one batch.")
         if not hasattr(self, "trees_"):
             self._rng = check_random_state(self.random_state)
             self._uniforms = _Uniforms(self._rng)
@@ -484,9 +492,11 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         X = _validate_X(X, n_features)
         y = np.asarray(y, dtype=float).ravel()
         if y.shape[0] != X.shape[0]:
-            raise InputError(f"X has {X.shape[0]} rows but y has {y.shape[0]} values.")
-        if not np.all(np.isfinite(y)):
-            raise InputError("y contains NaN or infinite values.")
+            raise InputError(f"X has {X.shape[0]} rows but y has {y.shape[0]} values; give one "
+                             "target value per row.")
+        if not _finite_squares(y):
+            raise InputError("y contains NaN or infinite values, or values too large to square "
+                             "(|y| > 1e150); remove those rows or rescale y.")
         return X, y
 
     def _update_moments(self, y, reset):
@@ -698,7 +708,10 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         X = _validate_X(X, n_features)
         y = np.asarray(y).ravel()
         if y.shape[0] != X.shape[0]:
-            raise InputError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels.")
+            raise InputError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; give one "
+                             "label per row.")
+        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+            raise InputError("y contains NaN or infinite labels; remove those rows.")
         return X, y
 
     def _encode(self, y):

@@ -18,12 +18,14 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.sparse.linalg import cg, eigsh
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.partition_algebra import PartitionAlgebra
+from mondrian_core.partitions import _check_X
+from mondrian_core.trees import _finite_squares
 
 __all__ = ["PartitionGP", "PartitionKernelPCA", "cg_residual_history"]
 
@@ -136,15 +138,15 @@ class PartitionGP(RegressorMixin, BaseEstimator):
     @_single_threaded_blas
     def fit(self, X, y):
         """Fit the partitions on (X, y) and solve for alpha by (preconditioned) CG."""
-        if not (np.isfinite(self.noise_variance) and self.noise_variance > 0):
-            raise InputError(f"noise_variance must be > 0, got {self.noise_variance}.")
-        try:
-            X = check_array(X, dtype=np.float64, ensure_min_samples=2)
-        except ValueError as err:
-            raise InputError(f"Bad training points: {err}") from err
+        for name in ("noise_variance", "tol"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float, np.number)) and 0 < value < np.inf):
+                raise InputError(f"{name} must be a positive number, got {value!r}.")
+        X = _check_X(X, min_samples=2)
         y = np.asarray(y, dtype=np.float64).ravel()
-        if y.shape[0] != X.shape[0] or not np.all(np.isfinite(y)):
-            raise InputError("y must hold one finite value per training point.")
+        if y.shape[0] != X.shape[0] or not _finite_squares(y):
+            raise InputError("y must hold one finite value per training point, small enough to "
+                             "square (|y| < 1e150); remove NaN/inf rows or rescale y.")
         if self.normalize_y:
             self._y_mean, self._y_std = y.mean(), (y.std() or 1.0)
         else:
@@ -173,7 +175,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- helpers
     def _ids(self, X):
-        X = check_array(X, dtype=np.float64)
+        X = _check_X(X)
         return self.algebra_.lookup(self.partitions_.labels(X))
 
     def _cross_kernel(self, ids_new) -> np.ndarray:
@@ -275,7 +277,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         A, s = self.algebra_, float(self.noise_variance)
         ids_new = self._ids(X)
         # unseen clusters of new points get their own weights after the C fitted ones
-        labels_new = self.partitions_.labels(check_array(X, dtype=np.float64))
+        labels_new = self.partitions_.labels(_check_X(X))
         unseen = ids_new < 0
         keys = labels_new[unseen] + (np.nonzero(unseen)[0].astype(np.int64) << 32)
         _, extra = np.unique(keys, return_inverse=True)
@@ -322,12 +324,18 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
 
     @_single_threaded_blas
     def fit(self, X, y=None):
-        X = check_array(X, dtype=np.float64)
+        X = _check_X(X)
         k = int(self.n_components)
         if not 1 <= k < X.shape[0] - 1:
-            raise InputError(f"n_components must be between 1 and N - 2 = {X.shape[0] - 2}.")
+            raise InputError(f"n_components must be between 1 and N - 2 = {X.shape[0] - 2}; use "
+                             f"fewer components or at least {max(k, 1) + 2} points.")
         self.partitions_ = _fit_partitions(self.partitions, X, y)
-        algebra = PartitionAlgebra(self.partitions_.labels(X))
+        labels = self.partitions_.labels(X)
+        if np.all(labels == labels[:, :1]):  # one cluster everywhere: the centred kernel is 0
+            self.eigenvalues_, self.embedding_ = np.zeros(k), np.zeros((X.shape[0], k))
+            self.n_matvec_ = 0
+            return self
+        algebra = PartitionAlgebra(labels)
         op = algebra.centred_kernel_operator()
         count = [0]
         base = op.matvec

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
+from mondrian_core.process import _as_count
 from mondrian_core.trees import sample_mondrian_trees
 
 __all__ = [
@@ -32,6 +33,17 @@ __all__ = [
 ]
 
 _SEED_MAX = 2**63 - 1
+#: Largest dense kernel matrix built (N x N2 float64 entries: 400 MB).
+MAX_DENSE_ENTRIES = 50_000_000
+
+
+def check_dense_size(n_rows: int, n_cols: int) -> None:
+    """Refuse a dense ``n_rows x n_cols`` kernel matrix larger than :data:`MAX_DENSE_ENTRIES`."""
+    if n_rows * n_cols > MAX_DENSE_ENTRIES:
+        raise InputError(
+            f"A dense {n_rows:,} x {n_cols:,} kernel matrix is too large (limit "
+            f"{MAX_DENSE_ENTRIES:,} entries); use at most {int(MAX_DENSE_ENTRIES ** 0.5):,} "
+            "points, or the sparse features instead.")
 
 
 def _check_lifetime(lifetime, name="lifetime") -> float:
@@ -44,17 +56,21 @@ def _check_lifetime(lifetime, name="lifetime") -> float:
     return value
 
 
-def _check_count(value, name) -> int:
-    if isinstance(value, bool) or int(value) != value or int(value) < 1:
-        raise InputError(f"{name} must be a positive integer; got {value!r}.")
-    return int(value)
+_check_count = _as_count
+
+
+def points_message(err: Exception) -> str:
+    """scikit-learn's validation message, without the array it prints, and what to give."""
+    lines = [line for line in str(err).strip().splitlines() if line.strip()] or [type(err).__name__]
+    text = lines[0] if len(lines) == 1 else f"{lines[0].rstrip(':')}. {lines[-1]}"
+    return f"{text} Give the points as finite numbers in a 2-D array (n_points, n_features)."
 
 
 def _check_X(X, estimator=None) -> np.ndarray:
     try:
         X = check_array(X, dtype=np.float64)
     except ValueError as exc:
-        raise InputError(str(exc)) from None
+        raise InputError(points_message(exc)) from None
     if estimator is not None and hasattr(estimator, "n_features_in_") \
             and X.shape[1] != estimator.n_features_in_:
         raise InputError(
@@ -87,6 +103,7 @@ def laplace_kernel(X, Y=None, lifetime=1.0) -> np.ndarray:
     if Y.shape[1] != X.shape[1]:
         raise InputError(f"X and Y need the same number of features; got {X.shape[1]} "
                          f"and {Y.shape[1]}.")
+    check_dense_size(X.shape[0], Y.shape[0])
     return np.exp(-lifetime * cdist(X, Y, metric="cityblock"))
 
 
@@ -262,10 +279,11 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     def kernel(self, X, Y=None, lifetime=None) -> np.ndarray:
         """Mondrian kernel matrix (fraction of trees sharing a cell), dense."""
         X = _check_X(X, self)
-        if Y is None:
+        Y = X if Y is None else _check_X(Y, self)
+        check_dense_size(X.shape[0], Y.shape[0])
+        if Y is X:
             Z = self.transform(X, lifetime)
             return (Z @ Z.T).toarray()
-        Y = _check_X(Y, self)
         Z = self.transform(np.vstack([X, Y]), lifetime)
         return (Z[: X.shape[0]] @ Z[X.shape[0]:].T).toarray()
 

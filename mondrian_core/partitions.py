@@ -28,6 +28,9 @@ from threadpoolctl import threadpool_limits
 
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
+from mondrian_core.kernel import check_dense_size, points_message
+from mondrian_core.process import _as_lifetime
+from mondrian_core.trees import MAX_TREE_ROWS
 
 __all__ = ["FastClusterPartitions", "RandomForestPartitions", "MondrianPartitions",
            "partition_features"]
@@ -39,11 +42,25 @@ def _check_positive_int(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
-def _check_X(X, *, min_samples: int = 1) -> np.ndarray:
+#: Largest |x| of input points (float32's range, which scikit-learn's trees use).
+MAX_ABS_X = 1e38
+
+
+def _check_X(X, *, min_samples: int = 1, n_partitions: int | None = None) -> np.ndarray:
+    """Finite 2-D points; with ``n_partitions``, refuse more labels than fit in memory."""
     try:
         X = check_array(X, dtype=np.float64, ensure_min_samples=min_samples)
     except ValueError as err:
-        raise InputError(f"Bad input points: {err}") from err
+        raise InputError(f"Bad input points: {points_message(err)}") from None
+    if X.size and np.abs(X).max() > MAX_ABS_X:
+        raise InputError(f"Bad input points: values above {MAX_ABS_X:g} in absolute value (the "
+                         "Random Forest works in single precision, squared distances overflow); "
+                         "rescale the columns, e.g. standardise them.")
+    if n_partitions is not None and n_partitions * X.shape[0] > MAX_TREE_ROWS:
+        raise InputError(
+            f"{n_partitions:,} partitions of {X.shape[0]:,} points are too many (limit "
+            f"{MAX_TREE_ROWS:,} labels); use at most {max(1, MAX_TREE_ROWS // X.shape[0]):,} "
+            "partitions or fewer points.")
     return X
 
 
@@ -89,6 +106,7 @@ class _PartitionsMixin:
         -------
         K : array (N, M), values in {0, 1/m, ..., 1}; the diagonal of ``kernel(X)`` is 1.
         """
+        check_dense_size(np.shape(X)[0], np.shape(X if Y is None else Y)[0])
         LX = self.labels(X)
         if Y is None:
             F = partition_features(LX, self.n_labels_)
@@ -149,7 +167,7 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
         h = _check_positive_int(self.max_level, "max_level", minimum=0)
         if h > 20:
             raise InputError(f"max_level must be at most 20 (2**20 centres), got {h}.")
-        X = _check_X(X)
+        X = _check_X(X, n_partitions=m)
         n, d = X.shape
         rng = check_random_state(self.random_state)
         dims, levels, centres, index = [], np.empty(m, dtype=np.intp), [], []
@@ -272,18 +290,24 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         m = _check_positive_int(self.n_partitions, "n_partitions")
         if y is None:
             raise InputError("The Random Forest kernel is supervised: fit needs targets y.")
-        X = _check_X(X, min_samples=2)
+        X = _check_X(X, min_samples=2, n_partitions=m)
         y = np.asarray(y, dtype=np.float64).ravel()
         if y.shape[0] != X.shape[0]:
-            raise InputError(f"y has {y.shape[0]} values for {X.shape[0]} points.")
+            raise InputError(f"y has {y.shape[0]} values for {X.shape[0]} points; give one "
+                             "target value per point.")
+        if not np.all(np.isfinite(y)):
+            raise InputError("y contains NaN or infinite values; remove those rows.")
         if self.max_level is not None:
             _check_positive_int(self.max_level, "max_level", minimum=0)
         rng = check_random_state(self.random_state)
-        forest = RandomForestRegressor(
-            n_estimators=m, max_features=self.max_features,
-            min_samples_leaf=self.min_samples_leaf,
-            random_state=int(rng.integers(2**31 - 1)), n_jobs=1,
-        ).fit(X, y)
+        try:
+            forest = RandomForestRegressor(
+                n_estimators=m, max_features=self.max_features,
+                min_samples_leaf=self.min_samples_leaf,
+                random_state=int(rng.integers(2**31 - 1)), n_jobs=1,
+            ).fit(X, y)
+        except ValueError as err:  # sklearn's checks of max_features, min_samples_leaf
+            raise InputError(f"Bad Random Forest setting: {err}") from None
         depth_rng = rng.spawn(1)[0]
         self.depths_ = np.empty(m, dtype=np.intp)
         self.cluster_of_node_ = []
@@ -349,11 +373,10 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
         from mondrian_core.trees import sample_mondrian_trees
 
         m = _check_positive_int(self.n_partitions, "n_partitions")
-        if not (np.isfinite(self.lifetime) and self.lifetime >= 0):
-            raise InputError(f"lifetime must be a finite number >= 0, got {self.lifetime}.")
+        lifetime = _as_lifetime(self.lifetime)
         X = _check_X(X)
         rng = check_random_state(self.random_state)
-        self.trees_ = sample_mondrian_trees(X, m, float(self.lifetime), random_state=rng)
+        self.trees_ = sample_mondrian_trees(X, m, lifetime, random_state=rng)
         self._apply_seed = int(rng.integers(2**31 - 1))
         self.n_labels_ = np.full(m, self.trees_.n_nodes, dtype=np.intp)
         self.n_features_in_ = X.shape[1]

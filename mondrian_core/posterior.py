@@ -88,7 +88,14 @@ def _conditional_means(prior, a, b):
         lower = _log_mass(prior, a, b)
         upper = _log_mass(stats.gamma(shape + 1.0, loc=loc, scale=scale), a, b)
         # E[(lambda - loc) 1{a<lambda<b}] = shape * scale * (G_{k+1}(b) - G_{k+1}(a))
-        return loc + shape * scale * np.exp(upper - lower)
+        mean = loc + shape * scale * np.exp(upper - lower)
+        # far below the scale G_{k+1} underflows (mean 0 above); there the density is
+        # proportional to x^(k-1), whose mean on [a, b] is k/(k+1) (b^(k+1)-a^(k+1))/(b^k-a^k)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_r = np.log((np.asarray(a, float) - loc) / (np.asarray(b, float) - loc))
+            near = loc + (np.asarray(b, float) - loc) * shape / (shape + 1.0) \
+                * np.expm1((shape + 1.0) * log_r) / np.expm1(shape * log_r)
+        return np.where(np.isfinite(upper) | ~np.isfinite(lower), mean, near)
     if name in ("loguniform", "reciprocal") and loc == 0.0:
         lo, hi = prior.support()
         aa, bb = np.clip(a, lo, hi), np.clip(b, lo, hi)
@@ -254,6 +261,8 @@ def lifetime_posterior(path, prior) -> LifetimePosterior:
     -------
     LifetimePosterior
     """
+    if not hasattr(path, "log_marginal_likelihood"):
+        raise InputError("path must be a LifetimePath from lifetime_path(...).")
     if not hasattr(prior, "logcdf"):
         raise InputError("prior must be a frozen scipy.stats distribution.")
     if prior.support()[0] < 0:
@@ -263,7 +272,9 @@ def lifetime_posterior(path, prior) -> LifetimePosterior:
     log_prior = _log_mass(prior, lower, upper)
     log_w = np.asarray(path.log_marginal_likelihood, float) + log_prior
     if not np.isfinite(log_w).any():
-        raise InputError("The prior puts no mass on the swept lifetimes; widen its range.")
+        raise InputError(f"The prior puts no mass (below 1e-308) on the swept lifetimes [0, "
+                         f"{float(path.terminal_lifetime):g}]; choose a prior with mass there "
+                         "(widen its range or move its mean).")
     log_z = float(logsumexp(log_w))
     mass = np.exp(log_w - log_z)
     log_z -= float(prior.logcdf(path.terminal_lifetime))  # evidence under the truncated prior

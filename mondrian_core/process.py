@@ -70,13 +70,29 @@ def _as_lifetime(lifetime) -> float:
     return value
 
 
+def _as_count(value, name: str) -> int:
+    """A whole number >= 1 (a count of trees, samples, ...), else an InputError."""
+    try:
+        ok = not isinstance(value, bool) and int(value) == value and int(value) >= 1
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise InputError(f"{name} must be a whole number >= 1, got {value!r}.")
+    return int(value)
+
+
 def expected_cells(lower, upper, lifetime) -> float:
     """Expected number of cells of a Mondrian with ``lifetime`` on the box.
 
     ``prod_d (1 + lifetime * a_d)`` for sides ``a_d`` (Balog et al. 2016, sec. 3).
     """
     lo, hi = _as_box(lower, upper)
-    return float(np.prod(1.0 + _as_lifetime(lifetime) * (hi - lo)))
+    return _cells(lo, hi, _as_lifetime(lifetime))
+
+
+def _cells(lo, hi, lifetime: float) -> float:
+    with np.errstate(over="ignore"):  # inf: more than any limit
+        return float(np.prod(1.0 + lifetime * (hi - lo)))
 
 
 def max_lifetime(lower, upper, max_cells: float = MAX_CELLS) -> float:
@@ -107,7 +123,7 @@ def _round_down(value: float, digits: int = 3) -> float:
 
 
 def _guard(lo, hi, lifetime: float, max_cells: float, what: str = "") -> None:
-    n = float(np.prod(1.0 + lifetime * (hi - lo)))
+    n = _cells(lo, hi, lifetime)
     if n > max_cells:
         best = _round_down(max_lifetime(lo, hi, max_cells))
         raise InputError(
@@ -567,13 +583,7 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
 
 
 def _check_n_samples(n_samples) -> int:
-    try:
-        n = int(n_samples)
-    except (TypeError, ValueError):
-        raise InputError(f"The number of samples must be an integer, got {n_samples!r}.") from None
-    if n < 1:
-        raise InputError(f"The number of samples must be at least 1, got {n_samples!r}.")
-    return n
+    return _as_count(n_samples, "The number of samples")
 
 
 def _forest(lo, hi, lifetime, n, rng, max_depth=None) -> dict:
@@ -586,7 +596,7 @@ def _forest(lo, hi, lifetime, n, rng, max_depth=None) -> dict:
 
 
 def _mc_guard(lo, hi, lifetime, n) -> None:
-    per = float(np.prod(1.0 + lifetime * (hi - lo)))
+    per = _cells(lo, hi, lifetime)
     if n * per > MAX_MONTE_CARLO_CELLS:
         most = max(1, int(MAX_MONTE_CARLO_CELLS // per))
         raise InputError(
@@ -638,6 +648,7 @@ def first_cut_check(lower, upper, lifetime, n_samples=2000, random_state=None) -
     lo, hi = _as_box(lower, upper)
     lifetime = _as_lifetime(lifetime)
     n = _check_n_samples(n_samples)
+    _mc_guard(lo, hi, 0.0, n)  # only the roots are grown: about one cell per sample
     rng = check_random_state(random_state)
     a = _forest(lo, hi, lifetime, n, rng, max_depth=0)
     root = a["parent"] < 0

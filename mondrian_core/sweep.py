@@ -54,12 +54,16 @@ from scipy.linalg import blas, lapack
 
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
+from mondrian_core.process import _as_count, _round_down, max_lifetime
+from mondrian_core.trees import _finite_squares
 
 __all__ = ["LifetimePath", "lifetime_path", "place_points", "lifetime_for_cells"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 #: Refuse paths whose stored solutions (N x (events+1) floats) would exceed this.
 MAX_STORED = 40_000_000
+#: Smallest noise_variance / prior_variance (below it the dual system is singular in floats).
+MIN_NOISE_RATIO = 1e-8
 
 
 # --------------------------------------------------------------- placement
@@ -139,17 +143,11 @@ def lifetime_for_cells(X, n_cells=60.0) -> float:
     axis is a Poisson process of rate ``lambda``); solved for ``lambda`` by bisection.
     A sensible default terminal lifetime for the sweep.
     """
-    from scipy.optimize import brentq
-
-    sides = np.ptp(np.asarray(X, dtype=float).reshape(len(X), -1), axis=0)
-    sides = sides[sides > 0]
-    if sides.size == 0 or n_cells <= 1:
+    X = np.asarray(X, dtype=float).reshape(len(X), -1)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    if not np.any(hi > lo) or n_cells <= 1:
         return 1.0
-    f = lambda lam: np.sum(np.log1p(lam * sides)) - np.log(n_cells)  # noqa: E731
-    hi = 1.0
-    while f(hi) < 0:
-        hi *= 2
-    return float(brentq(f, 0.0, hi))
+    return max_lifetime(lo, hi, n_cells)
 
 
 # --------------------------------------------------------------- the path
@@ -269,8 +267,8 @@ class LifetimePath:
         S = (Pt @ Pt.T).toarray() * scale
         S[np.diag_indices_from(S)] += self.noise_variance
         chol, info = lapack.dpotrf(S, lower=1)
-        if info != 0:  # pragma: no cover - S is positive definite
-            raise np.linalg.LinAlgError("S_t is not positive definite")
+        if info != 0:  # pragma: no cover - excluded by MIN_NOISE_RATIO
+            raise _singular(self.noise_variance, self.prior_variance)
         V = _tri_solve(chol, Kxt.T)
         var = self.prior_variance - self.prior_variance ** 2 * np.einsum("ij,ij->j", V, V)
         var = np.maximum(var, 0.0) + (self.noise_variance if include_noise else 0.0)
@@ -289,8 +287,25 @@ def _indicator(nodes, alive, n_nodes):
     return sp.csr_matrix((np.ones(rows.size), (rows, nodes[alive])), shape=(n, n_nodes))
 
 
+def _check_target(y, name):
+    """Finite targets whose squares do not overflow (the likelihood needs y^T y)."""
+    if not _finite_squares(y):
+        raise InputError(f"{name} contains NaN or infinite values, or values too large to square "
+                         "(|y| > 1e150); clean or rescale the data first.")
+
+
+def _singular(s2n, s2p):
+    return InputError(
+        f"The noise variance {s2n:g} is too small next to the weight prior variance {s2p:g}: "
+        f"the ridge system is numerically singular. Use a noise variance of at least "
+        f"{MIN_NOISE_RATIO * s2p:g}.")
+
+
 def _as_2d(X, n_features, name):
-    X = np.asarray(X, dtype=float)
+    try:
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must hold numbers only; remove text columns.") from None
     if X.ndim == 1:
         X = X[:, None]
     if X.ndim != 2 or X.shape[1] != n_features:
@@ -353,25 +368,27 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     D = X_train.shape[1]
     y = np.asarray(y_train, dtype=float).ravel()
     if y.shape[0] != X_train.shape[0]:
-        raise InputError(f"y_train has {y.shape[0]} values but X_train has {X_train.shape[0]} rows.")
+        raise InputError(f"y_train has {y.shape[0]} values but X_train has {X_train.shape[0]} rows; "
+                         "give one target value per row.")
     if X_train.shape[0] < 2:
         raise InputError("Need at least 2 training points.")
-    if not np.isfinite(y).all():
-        raise InputError("y_train contains NaN or infinite values; clean the data first.")
+    _check_target(y, "y_train")
     has_val = X_val is not None and y_val is not None
     if has_val:
         X_val = _as_2d(X_val, D, "X_val")
         y_val = np.asarray(y_val, dtype=float).ravel()
         if y_val.shape[0] != X_val.shape[0]:
-            raise InputError("y_val and X_val have different numbers of rows.")
+            raise InputError("y_val and X_val have different numbers of rows; give one target "
+                             "value per row.")
+        _check_target(y_val, "y_val")
     for name, v in (("terminal_lifetime", terminal_lifetime), ("noise_variance", noise_variance),
                     ("prior_variance", prior_variance)):
-        if not (np.isfinite(v) and v > 0):
-            raise InputError(f"{name} must be a positive number, got {v}.")
-    if int(n_trees) < 1:
-        raise InputError(f"n_trees must be at least 1, got {n_trees}.")
-    M, N = int(n_trees), X_train.shape[0]
+        if not (isinstance(v, (int, float, np.number)) and 0 < v < np.inf):
+            raise InputError(f"{name} must be a positive number, got {v!r}.")
+    M, N = _as_count(n_trees, "n_trees"), X_train.shape[0]
     s2n, s2p = float(noise_variance), float(prior_variance)
+    if s2n < MIN_NOISE_RATIO * s2p:
+        raise _singular(s2n, s2p)
 
     clock = _Clock(timings)
     t_start = time.perf_counter()
@@ -383,11 +400,15 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     events = np.asarray(trees.events(), dtype=np.int64)
     E = events.size
     seconds = np.empty(E + 1)
-    if N * (E + 1) > MAX_STORED:
-        raise InputError(
-            f"This sweep has {E} cut events on {N} training points, too many to store "
-            f"({N * (E + 1):,} numbers); use fewer points, fewer trees or a smaller terminal lifetime.")
     times = trees.split_time[events]
+    if N * (E + 1) > MAX_STORED:
+        fits = MAX_STORED // N - 1  # events that fit; the sweep must stop before the next one
+        advice = (f"a terminal lifetime of at most {_round_down(times[fits]):g}, " if fits >= 1
+                  else "")
+        raise InputError(
+            f"This sweep has {E:,} cut events on {N:,} training points, too many to store "
+            f"({N * (E + 1):,} numbers, limit {MAX_STORED:,}); use {advice}fewer trees or "
+            f"at most {max(2, MAX_STORED // (E + 1)):,} points.")
     lifetimes = np.concatenate([[0.0], times])
     B = int(block_size) if block_size else int(np.clip(N // 8, 16, 256))
 
@@ -410,8 +431,8 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     k = 0  # events done
     while True:
         chol, info = lapack.dpotrf(S, lower=1, clean=1)
-        if info != 0:  # pragma: no cover
-            raise np.linalg.LinAlgError("S is not positive definite")
+        if info != 0:  # pragma: no cover - excluded by MIN_NOISE_RATIO
+            raise _singular(s2n, s2p)
         z0 = lapack.dtrtrs(chol, y, lower=1)[0]
         a0 = lapack.dtrtrs(chol, z0, lower=1, trans=1)[0]
         alphas[k] = a0

@@ -24,8 +24,15 @@ import numpy as np
 
 from mondrian_core._random import check_random_state
 from mondrian_core.errors import InputError
+from mondrian_core.process import (_as_count, _as_lifetime, _round_down, expected_cells,
+                                    max_lifetime)
 
-__all__ = ["MondrianTrees", "sample_mondrian_trees"]
+__all__ = ["MondrianTrees", "sample_mondrian_trees", "MAX_TREE_ROWS", "MAX_TREE_CELLS"]
+
+#: Largest n_trees x n_points (every tree stores each point's leaf and order).
+MAX_TREE_ROWS = 20_000_000
+#: Largest expected number of cells (leaves) over all trees (about 1 GB of nodes).
+MAX_TREE_CELLS = 5_000_000
 
 
 def _check_points(X, name="X") -> np.ndarray:
@@ -36,7 +43,44 @@ def _check_points(X, name="X") -> np.ndarray:
         raise InputError(f"{name} needs at least one point and one feature; got shape {X.shape}.")
     if not np.all(np.isfinite(X)):
         raise InputError(f"{name} contains NaN or infinite values; remove or impute them.")
+    with np.errstate(over="ignore"):
+        spread = X.max(0) - X.min(0)
+    if not np.all(np.isfinite(spread)):
+        raise InputError(f"{name} has values so far apart that their range overflows; rescale "
+                         "the columns (e.g. standardise them).")
     return X
+
+
+def _finite_squares(y: np.ndarray) -> bool:
+    """No NaN or inf in ``y``, and its sum of squares does not overflow (|y| < ~1e150)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(y @ y))
+
+
+def check_tree_budget(X: np.ndarray, n_trees: int, lifetime: float) -> None:
+    """Refuse, before any sampling, ``n_trees`` Mondrians of ``X`` too large for memory.
+
+    A tree restricted to N points has at most N cells and on average at most
+    ``expected_cells`` of the points' bounding box; the message names the largest
+    lifetime (or number of trees) that fits.
+    """
+    n = X.shape[0]
+    if n_trees * n > MAX_TREE_ROWS:
+        raise InputError(
+            f"{n_trees:,} trees on {n:,} points are too many to store (limit {MAX_TREE_ROWS:,} "
+            f"tree-point pairs); use at most {max(1, MAX_TREE_ROWS // n):,} trees or fewer points.")
+    lo, hi = X.min(0), X.max(0)
+    cells = n_trees * min(n, expected_cells(lo, hi, lifetime))
+    if cells > MAX_TREE_CELLS:
+        per_tree = MAX_TREE_CELLS / n_trees
+        if per_tree <= 1:
+            raise InputError(f"{n_trees:,} trees are too many (limit {MAX_TREE_CELLS:,} cells in "
+                             "all); use fewer trees.")
+        best = max_lifetime(lo, hi, per_tree)
+        raise InputError(
+            f"{n_trees:,} Mondrian trees on {n:,} points with lifetime {lifetime:g} have about "
+            f"{cells:,.0f} cells in all, more than the limit of {MAX_TREE_CELLS:,}. Use a lifetime "
+            f"of at most {_round_down(best):g}, fewer trees or fewer points.")
 
 
 def _segment_rows(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -339,12 +383,9 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
     MondrianTrees
     """
     X = _check_points(X)
-    n_trees = int(n_trees)
-    if n_trees < 1:
-        raise InputError(f"n_trees must be at least 1; got {n_trees}.")
-    lifetime = float(lifetime)
-    if not (np.isfinite(lifetime) and lifetime >= 0):
-        raise InputError(f"lifetime must be a finite number >= 0; got {lifetime}.")
+    n_trees = _as_count(n_trees, "n_trees")
+    lifetime = _as_lifetime(lifetime)
+    check_tree_budget(X, n_trees, lifetime)
     rng = check_random_state(random_state)
     n, dim = X.shape
     XT = np.ascontiguousarray(X.T).reshape(-1)  # XT[d * n + i] = X[i, d]

@@ -70,8 +70,9 @@ with user_errors():
     if data.task != "regression":
         raise InputError("Choose a regression data set: both models here are ridge regressions.")
     if data.n_samples > MAX_POINTS:
-        raise InputError(f"{data.n_samples} points are more than this page's {MAX_POINTS}: "
-                         "lower N (the kernel fit solves a dense system).")
+        raise InputError(f"{data.n_samples:,} points are more than this page's {MAX_POINTS:,} "
+                         "(the kernel fit solves a dense system): lower N, or upload at most "
+                         f"{MAX_POINTS:,} rows.")
     with st.spinner("Sampling the Mondrians and fitting both models at every lifetime..."):
         path = _path(data, n_trees, terminal, n_lifetimes, noise, seed)
 
