@@ -1,0 +1,48 @@
+"""Take the README's screenshots: one per page, at the defaults, in headless Chromium.
+
+Run ``python -m tests.e2e.readme_screenshots`` from the project root; it serves the
+app on a free loopback port and writes ``data/screenshots/<page>.png`` (1400 x 1000
+viewport, device scale 1). Not a test: the e2e tests save their own screenshots to
+``tests/e2e/screenshots/`` for review.
+"""
+from __future__ import annotations
+
+import sys
+
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serve_app, wait_for_app
+
+OUT = ROOT / "data" / "screenshots"
+#: (file name, URL path) in the app's reading order; "" is the home page.
+PAGES = [
+    ("home", ""),
+    ("mondrian_process", "mondrian_process"),
+    ("kernel_convergence", "kernel_convergence"),
+    ("lifetime_sweep", "lifetime_sweep"),
+    ("lifetime_posterior", "lifetime_posterior"),
+    ("partition_gp", "partition_gp"),
+    ("kernel_vs_forest", "kernel_vs_forest"),
+    ("online_forest", "online_forest"),
+]
+
+
+def main() -> int:
+    from playwright.sync_api import sync_playwright
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    with serve_app(".readme_server.log") as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(url)
+        wait_for_app(page, timeout=120_000)
+        for i, (name, path) in enumerate(PAGES, 1):
+            page.goto(f"{url}/{path}")
+            wait_for_app(page, timeout=180_000)
+            page.wait_for_timeout(1500)  # let Plotly finish drawing
+            page.screenshot(path=str(OUT / f"{name}.png"))
+            print(f"[{i}/{len(PAGES)}] {OUT / (name + '.png')}", flush=True)
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
