@@ -217,11 +217,15 @@ class LifetimePath:
         """Placement of new points (cached by content; same seed as the sweep's)."""
         X = _as_2d(X, self.X_train.shape[1], "X")
         key = (X.shape, hash(X.tobytes()))
-        if key not in self._cache:
+        # read once into a local: a path is shared by the app's sessions (threads), and
+        # another one may clear the cache between a store and a second lookup
+        placement = self._cache.get(key)
+        if placement is None:
+            placement = place_points(self.trees, X, self.extension_seed)
             if len(self._cache) > 8:
                 self._cache.clear()
-            self._cache[key] = place_points(self.trees, X, self.extension_seed)
-        return self._cache[key]
+            self._cache[key] = placement
+        return placement
 
     def coef(self, lifetime):
         """Ridge weights at ``lifetime``: ``(nodes, weights)`` of the cells alive then.
