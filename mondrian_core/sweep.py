@@ -155,6 +155,10 @@ def lifetime_for_cells(X, n_cells=60.0) -> float:
 # --------------------------------------------------------------- the path
 
 
+#: Per-event predictive (mean, std) kept by :meth:`LifetimePath.predict_moments`.
+MAX_MOMENTS = 2048
+
+
 @dataclass
 class LifetimePath:
     """The exact ridge / Bayesian-linear-regression path over lifetimes.
@@ -192,6 +196,7 @@ class LifetimePath:
     event_nodes: np.ndarray
     seconds: np.ndarray = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    _moments: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---- lookups
     def index(self, lifetime: float) -> int:
@@ -226,6 +231,24 @@ class LifetimePath:
                 self._cache.clear()
             self._cache[key] = placement
         return placement
+
+    def predict_moments(self, X, c: int, include_noise: bool = False):
+        """``predict(X, lifetimes[c], return_std=True, include_noise)``, remembered.
+
+        A lifetime posterior's mixture predictive asks for the same events again when
+        only the prior changes; at most ``MAX_MOMENTS`` results are kept per path (each
+        two arrays of ``len(X)`` floats).
+        """
+        X = _as_2d(X, self.X_train.shape[1], "X")
+        key = (X.shape, hash(X.tobytes()), int(c), bool(include_noise))
+        moments = self._moments.get(key)  # once: the path may be shared by threads
+        if moments is None:
+            moments = self.predict(X, self.lifetimes[c], return_std=True,
+                                   include_noise=include_noise)
+            if len(self._moments) >= MAX_MOMENTS:
+                self._moments.clear()
+            self._moments[key] = moments
+        return moments
 
     def coef(self, lifetime):
         """Ridge weights at ``lifetime``: ``(nodes, weights)`` of the cells alive then.
