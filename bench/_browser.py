@@ -91,10 +91,14 @@ _ARM_JS = """() => {
 # time from t0 (the action, or the navigation's start) to the last change.
 _WAIT_JS = """async ([before, quiet, timeout]) => {
   const fp = %s;
+  // every chart element drawn by plotly (its component is loaded lazily, and a busy
+  // browser may draw it after the script has finished)
+  const drawn = () => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+    .every(e => { const g = e.querySelector('.js-plotly-plot'); return g && g._fullLayout; });
   const busy = () => {
     const a = document.querySelector('[data-testid="stApp"]');
     return !a || a.getAttribute('data-test-script-state') !== 'notRunning'
-           || !!document.querySelector('[data-testid="stStatusWidget"]');
+           || !!document.querySelector('[data-testid="stStatusWidget"]') || !drawn();
   };
   const t0 = (window.__benchT0 === undefined || window.__benchT0 === null) ? 0 : window.__benchT0;
   const start = performance.now();
