@@ -1,9 +1,19 @@
 """Mondrian Explorer: entry point (navigation and the home page)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
 
-import streamlit as st
+# One BLAS thread per computation, set before NumPy/SciPy load (the pages import them
+# after this line). The server runs one script thread per user; with OpenBLAS's own
+# threads on top, small factorisations fight for the cores: on a busy 2-core machine a
+# 300 x 300 triangular solve took 26 ms with 2 BLAS threads and 1.6 ms with one, and the
+# default lifetime sweep 8.3 s against 0.5 s (bench/bench_browser.py, README).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+from dataclasses import dataclass  # noqa: E402
+
+import streamlit as st  # noqa: E402
 
 
 @dataclass(frozen=True)

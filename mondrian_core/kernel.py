@@ -223,16 +223,18 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
 
     def _column_of_node(self, t: float) -> tuple[np.ndarray, int]:
         key = float(t)
-        if key not in self._columns:
+        columns = self._columns.get(key)  # once: another thread may clear the dict
+        if columns is None:
             trees = self.trees_
             alive = np.flatnonzero(trees.alive_at(t))
             alive = alive[np.argsort(trees.tree[alive], kind="stable")]
             col = np.full(trees.n_nodes, -1, dtype=np.int64)
             col[alive] = np.arange(alive.size)
+            columns = (col, int(alive.size))
             if len(self._columns) > 16:
                 self._columns.clear()
-            self._columns[key] = (col, int(alive.size))
-        return self._columns[key]
+            self._columns[key] = columns
+        return columns
 
     def n_cells(self, lifetime=None) -> int:
         """Number of fitted (non-empty) cells over all trees at ``lifetime``."""

@@ -235,7 +235,7 @@ class LifetimePosterior:
         for weight, c in zip(w, idx):
             t = self.path.lifetimes[c]
             if return_std:
-                m, s = self.path.predict(X, t, return_std=True, include_noise=include_noise)
+                m, s = self.path.predict_moments(X, c, include_noise)
                 second = second + weight * (s ** 2 + m ** 2)
             else:
                 m = self.path.predict(X, t)

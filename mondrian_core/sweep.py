@@ -153,6 +153,10 @@ def lifetime_for_cells(X, n_cells=60.0) -> float:
 # --------------------------------------------------------------- the path
 
 
+#: Per-event predictive (mean, std) kept by :meth:`LifetimePath.predict_moments`.
+MAX_MOMENTS = 2048
+
+
 @dataclass
 class LifetimePath:
     """The exact ridge / Bayesian-linear-regression path over lifetimes.
@@ -190,6 +194,7 @@ class LifetimePath:
     event_nodes: np.ndarray
     seconds: np.ndarray = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    _moments: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---- lookups
     def index(self, lifetime: float) -> int:
@@ -215,11 +220,33 @@ class LifetimePath:
         """Placement of new points (cached by content; same seed as the sweep's)."""
         X = _as_2d(X, self.X_train.shape[1], "X")
         key = (X.shape, hash(X.tobytes()))
-        if key not in self._cache:
+        # read once into a local: a path is shared by the app's sessions (threads), and
+        # another one may clear the cache between a store and a second lookup
+        placement = self._cache.get(key)
+        if placement is None:
+            placement = place_points(self.trees, X, self.extension_seed)
             if len(self._cache) > 8:
                 self._cache.clear()
-            self._cache[key] = place_points(self.trees, X, self.extension_seed)
-        return self._cache[key]
+            self._cache[key] = placement
+        return placement
+
+    def predict_moments(self, X, c: int, include_noise: bool = False):
+        """``predict(X, lifetimes[c], return_std=True, include_noise)``, remembered.
+
+        A lifetime posterior's mixture predictive asks for the same events again when
+        only the prior changes; at most ``MAX_MOMENTS`` results are kept per path (each
+        two arrays of ``len(X)`` floats).
+        """
+        X = _as_2d(X, self.X_train.shape[1], "X")
+        key = (X.shape, hash(X.tobytes()), int(c), bool(include_noise))
+        moments = self._moments.get(key)  # once: the path may be shared by threads
+        if moments is None:
+            moments = self.predict(X, self.lifetimes[c], return_std=True,
+                                   include_noise=include_noise)
+            if len(self._moments) >= MAX_MOMENTS:
+                self._moments.clear()
+            self._moments[key] = moments
+        return moments
 
     def coef(self, lifetime):
         """Ridge weights at ``lifetime``: ``(nodes, weights)`` of the cells alive then.

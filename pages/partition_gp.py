@@ -34,9 +34,11 @@ def toy(n, seed):
     return d.X, d.y
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
+@st.cache_resource(max_entries=12, show_spinner=False)
 def partitions(kind, X, y, m, h, lam, seed):
-    """Fitted partitions shared by the posterior, kernel and CG views (not copied)."""
+    """Fitted partitions shared by the posterior, kernel and CG views (not copied, so
+    read-only). 12 = the three kernels at four settings: a Random Forest one at the
+    largest settings (400 points, m = 300, h = 12) pickles to 12 MB."""
     return fitted_partitions(kind, X, y, n_partitions=m, max_level=h, lifetime=lam,
                              random_state=seed)
 

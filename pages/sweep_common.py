@@ -2,6 +2,7 @@
 source, the split and the cached sweep. Widgets, layout and text only."""
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
 import streamlit as st
@@ -62,24 +63,31 @@ def _store():
     """Per-server store of slow results (swept paths, Figure 8 searches): a resource, so
     a path is not copied on every rerun (it is large and read-only, and a slider move
     must answer from it within 200 ms). Kept by hand rather than with ``st.cache_data``
-    because the computation reports to a progress bar created outside it."""
-    return {}
+    because the computation reports to a progress bar created outside it. Every session
+    (thread) shares it, hence the lock; at most ``max_entries`` results per kind, so its
+    memory does not grow with the number of users."""
+    return {}, threading.Lock()
 
 
 def cached_with_progress(kind, key, compute, text, max_entries=4):
-    """``compute(progress)`` once per ``key`` (a few kept per ``kind``), with a progress bar."""
-    store = _store().setdefault(kind, OrderedDict())
-    if key in store:
-        store.move_to_end(key)
-        return store[key]
+    """``compute(progress)`` once per ``key`` (a few kept per ``kind``), with a progress bar.
+
+    The results are shared by all sessions and must be treated as read-only."""
+    kinds, lock = _store()
+    with lock:
+        store = kinds.setdefault(kind, OrderedDict())
+        if key in store:
+            store.move_to_end(key)
+            return store[key]
     bar = st.progress(0.0, text=text)
     try:
         value = compute(lambda f: bar.progress(min(float(f), 1.0), text=f"{text} {min(f, 1.0):.0%}"))
     finally:
         bar.empty()
-    store[key] = value
-    while len(store) > max_entries:
-        store.popitem(last=False)
+    with lock:
+        store[key] = value
+        while len(store) > max_entries:
+            store.popitem(last=False)
     return value
 
 

@@ -1,4 +1,6 @@
 """The Supplement B lifetime posterior against brute-force numerical integration."""
+import dataclasses
+
 import numpy as np
 import pytest
 from scipy import integrate, stats
@@ -78,6 +80,17 @@ def test_mixture_predictive_is_the_weighted_sum(path):
     ms, vs = np.array(ms), np.array(vs)
     np.testing.assert_allclose(mean, w @ ms, rtol=1e-10)
     np.testing.assert_allclose(std ** 2, w @ (vs ** 2 + ms ** 2) - (w @ ms) ** 2, rtol=1e-8)
+
+
+def test_changing_the_prior_reuses_remembered_events_exactly(path):
+    X = np.linspace(0, 1, 5)[:, None]
+    lifetime_posterior(path, stats.gamma(3.0, scale=2.0)).predict(X, return_std=True, tol=0.0)
+    assert path._moments  # the events' predictives are remembered on the shared path
+    fresh = dataclasses.replace(path, _cache={}, _moments={})
+    prior = stats.gamma(3.5, scale=2.0)  # overlaps the first prior's events
+    again = lifetime_posterior(path, prior).predict(X, return_std=True, tol=0.0)
+    np.testing.assert_array_equal(again, lifetime_posterior(fresh, prior).predict(
+        X, return_std=True, tol=0.0))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])

@@ -77,7 +77,10 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
                         horizontal_spacing=0.09)
     for i, name in enumerate(names):
-        fig.add_trace(go.Heatmap(z=matrices[name], zmin=0, zmax=1, colorscale=SEQUENTIAL,
+        # float32: half the bytes sent to the browser (N^2 values per matrix); the
+        # values are shown to two decimals
+        z = np.asarray(matrices[name], dtype=np.float32)
+        fig.add_trace(go.Heatmap(z=z, zmin=0, zmax=1, colorscale=SEQUENTIAL,
                                  showscale=i == len(names) - 1,
                                  colorbar=dict(title="k(x, x')", len=0.9),
                                  hovertemplate="i=%{y}, j=%{x}: k=%{z:.2f}<extra></extra>"),
