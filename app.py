@@ -14,6 +14,11 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 from dataclasses import dataclass  # noqa: E402
 
 import streamlit as st  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402  (comes with scikit-learn)
+
+# ... and for BLAS libraries already loaded: a page link opened first on a fresh server
+# runs that page (and imports NumPy) before this file.
+threadpool_limits(1)
 
 
 @dataclass(frozen=True)
