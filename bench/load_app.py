@@ -318,8 +318,9 @@ def report(alone, loaded, widgets, mem_alone, mem_load, load_start_rss, wall, bo
            problems):
     print("\nLatency in ms, p50 / p95 over the users "
           "(load: navigation -> charts drawn; move: widget change -> charts redrawn)")
-    print(f"{'page':45} {'alone load':>13} {'alone move':>13} {'10 users load':>15} "
-          f"{'10 users move':>15}")
+    n = len(loaded)  # one result per user
+    print(f"{'page':45} {'alone load':>13} {'alone move':>13} {f'{n} users load':>15} "
+          f"{f'{n} users move':>15}")
     for name, cells in latency_rows(alone, loaded, widgets):
         print(f"{name:45} " + " ".join(f"{a:6.0f}/{b:<6.0f}" for a, b in cells[:2]) + "  "
               + "  ".join(f"{a:7.0f}/{b:<7.0f}" for a, b in cells[2:]))
