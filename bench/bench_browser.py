@@ -62,6 +62,13 @@ async def run(reps: int, only: str | None):
     return widgets, moves, loads, baseline, failures
 
 
+def met(p50, p95, budget) -> str:
+    """Whether a budget (ms) is met: by the p95, by the p50 only, or not; "" for none."""
+    if budget is None:
+        return ""
+    return "yes" if p95 <= budget else ("p50 only" if p50 <= budget else "NO")
+
+
 def report(widgets, moves, loads, baseline, failures) -> bool:
     b50, b95 = p50_p95(baseline)
     print(f"\nBaseline (a Home rerun that changes nothing): p50 {b50:.0f} ms, p95 {b95:.0f} ms, "
@@ -72,20 +79,18 @@ def report(widgets, moves, loads, baseline, failures) -> bool:
     for w in widgets:
         v = moves.get(w.name, [])
         p50, p95 = p50_p95(v)
-        met = "" if w.budget_ms is None else ("yes" if p95 <= w.budget_ms else
-                                              ("p50 only" if p50 <= w.budget_ms else "NO"))
-        ok &= met != "NO"
+        verdict = met(p50, p95, w.budget_ms)
+        ok &= verdict != "NO"
         print(f"{w.name:58} {p50:7.0f} {p95:7.0f} {p50 / b50:7.1f} "
-              f"{'' if w.budget_ms is None else f'{w.budget_ms:.0f}':>7}  {met} (n={len(v)})")
+              f"{'' if w.budget_ms is None else f'{w.budget_ms:.0f}':>7}  {verdict} (n={len(v)})")
     print(f"\n{'page load (navigation -> charts drawn)':58} {'p50 ms':>7} {'p95 ms':>7} "
           f"{'x base':>7} {'budget':>7}  met")
     budgets = {w.path: w.load_budget_ms for w in widgets}
     for path, v in loads.items():
         p50, p95 = p50_p95(v)
         b = budgets.get(path)
-        met = "" if b is None else ("yes" if p95 <= b else ("p50 only" if p50 <= b else "NO"))
         print(f"{'/' + path:58} {p50:7.0f} {p95:7.0f} {p50 / b50:7.1f} "
-              f"{'' if b is None else f'{b:.0f}':>7}  {met} (n={len(v)})")
+              f"{'' if b is None else f'{b:.0f}':>7}  {met(p50, p95, b)} (n={len(v)})")
     for f in failures:
         print("FAILED:", f)
     return ok and not failures

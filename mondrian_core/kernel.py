@@ -56,8 +56,6 @@ def _check_lifetime(lifetime, name="lifetime") -> float:
     return value
 
 
-_check_count = _as_count
-
 
 def points_message(err: Exception) -> str:
     """scikit-learn's validation message, without the array it prints, and what to give."""
@@ -201,7 +199,7 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Sample the Mondrian partitions of ``X`` (N, D); returns ``self``."""
         lifetime = _check_lifetime(self.lifetime)
-        n_trees = _check_count(self.n_trees, "n_trees")
+        n_trees = _as_count(self.n_trees, "n_trees")
         X = _check_X(X)
         rng = check_random_state(self.random_state)
         self.trees_ = sample_mondrian_trees(X, n_trees, lifetime, random_state=rng)
@@ -332,7 +330,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Draw the frequencies and phases; returns ``self``."""
         lifetime = _check_lifetime(self.lifetime)
-        r = _check_count(self.n_components, "n_components")
+        r = _as_count(self.n_components, "n_components")
         X = _check_X(X)
         rng = check_random_state(self.random_state)
         self.random_weights_ = lifetime * rng.standard_cauchy((X.shape[1], r))
@@ -400,7 +398,7 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
         if lifetime <= 0:
             raise InputError("RandomBinningFeatures needs lifetime > 0 (the pitch is "
                              "Gamma(2, 1/lifetime)).")
-        p = _check_count(self.n_grids, "n_grids")
+        p = _as_count(self.n_grids, "n_grids")
         X = _check_X(X)
         rng = check_random_state(self.random_state)
         d = X.shape[1]

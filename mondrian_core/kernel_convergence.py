@@ -52,7 +52,6 @@ __all__ = [
 METHODS = ("Mondrian kernel", "Random binning", "Random Fourier features")
 
 
-
 def feature_counts(top: int) -> list[int]:
     """Feature counts M on a roughly logarithmic grid up to ``top`` (the x-axis of
     Figures 5 and 6)."""

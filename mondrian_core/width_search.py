@@ -141,7 +141,6 @@ def sweep_trace(path, method="Mondrian sweep") -> SearchTrace:
     return SearchTrace(method, path.lifetimes, path.val_rmse, path.seconds)
 
 
-
 def figure8_traces(path, X, y, X_val, y_val, n_trees, noise_variance=0.1, prior_variance=1.0,
                    max_evals=12, random_state=None, progress=None) -> list[SearchTrace]:
     """Figure 8: the sweep ``path`` against retrained random Fourier features and random

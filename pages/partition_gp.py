@@ -87,6 +87,16 @@ def comparison(d, m, seed, progress=None):
                            n_partitions=m, random_state=seed, progress=progress)
 
 
+def explained(title, text=None, heading=st.subheader):
+    """A section: its heading, then a wide column for the chart beside a narrow one
+    holding ``text`` (the explanation); returns both columns."""
+    heading(title)
+    left, right = st.columns([3, 1])
+    if text:
+        right.markdown(text)
+    return left, right
+
+
 def on_demand(label, button_key, state_key, compute):
     """A button that runs ``compute(progress)`` (with a progress bar) and keeps the result
     in session state under ``state_key``; returns the kept result, or None."""
@@ -142,18 +152,16 @@ with user_errors():
     grid = np.linspace(-0.05, 1.05, 300)[:, None]
 
     # -------------------------------------------------------- posteriors (Figure 1)
-    st.header("GP posteriors on 1-D data with jumps")
-    left, right = st.columns([3, 1])
-    with right:
-        st.markdown(
-            "**What it shows.** Posterior mean (blue), a band of two posterior standard "
-            "deviations of *f* (exact, computed in the kernel's finite cluster-indicator "
-            "feature space) and three posterior samples, as in the paper's Figure 1.\n\n"
-            "**Look for:** partition-kernel posteriors are *piecewise constant* and "
-            "*non-stationary*: they jump where the data jump and their uncertainty varies "
-            "from place to place, while the RBF must trade smoothness against the jumps. "
-            "Move *m* to watch the m-approximation settle; small *h* gives coarse "
-            "partitions and a stiff fit.")
+    left, _ = explained(
+        "GP posteriors on 1-D data with jumps",
+        "**What it shows.** Posterior mean (blue), a band of two posterior standard "
+        "deviations of *f* (exact, computed in the kernel's finite cluster-indicator "
+        "feature space) and three posterior samples, as in the paper's Figure 1.\n\n"
+        "**Look for:** partition-kernel posteriors are *piecewise constant* and "
+        "*non-stationary*: they jump where the data jump and their uncertainty varies "
+        "from place to place, while the RBF must trade smoothness against the jumps. "
+        "Move *m* to watch the m-approximation settle; small *h* gives coarse "
+        "partitions and a stiff fit.", heading=st.header)
     with left:
         with st.spinner("Fitting the GPs..."):
             panels = {k: curves(k, X, y, grid, m, h, lam, noise, seed) for k in KERNELS}
@@ -163,22 +171,19 @@ with user_errors():
                     "posteriors", params=dict(n=n_points, m=m, h=h, lam=lam, noise=noise, seed=seed))
 
     # -------------------------------------------------------- kernel matrices
-    st.header("Kernel matrices")
-    left, right = st.columns([3, 1])
-    with right:
-        st.markdown(
-            "**What it shows.** k(x_i, x_j) for the toy points sorted by x: white = never "
-            "together, black = always together.\n\n**Look for:** blocks along the "
-            "diagonal (clusters), edges that line up with the jumps for the supervised "
-            "Random Forest kernel, and graininess that fades as *m* grows.")
+    left, _ = explained(
+        "Kernel matrices",
+        "**What it shows.** k(x_i, x_j) for the toy points sorted by x: white = never "
+        "together, black = always together.\n\n**Look for:** blocks along the "
+        "diagonal (clusters), edges that line up with the jumps for the supervised "
+        "Random Forest kernel, and graininess that fades as *m* grows.", heading=st.header)
     with left:
         mats = {f"{k} kernel": heatmap(k, X, y, m, h, lam, seed) for k in KERNELS}
         show_figure(kernel_heatmaps_figure(mats), "kernel-matrices",
                     params=dict(n=n_points, m=m, h=h, lam=lam, seed=seed))
 
     # -------------------------------------------------------- CG convergence
-    st.header("Conjugate gradients and the preconditioner")
-    left, right = st.columns([3, 1])
+    left, right = explained("Conjugate gradients and the preconditioner", heading=st.header)
     with right:
         cg_kind = url_choice("Kernel", "cgk", KERNELS, default="Fast Cluster")
         st.markdown(
@@ -205,37 +210,33 @@ with user_errors():
                         max_value=300, default=100, step=10,
                         help="Fast Cluster uses h = 8, Random Forest each tree's full depth.")
 
-    st.subheader("Kernel PCA (the paper's Figure 2)")
-    left, right = st.columns([3, 1])
-    with right:
-        st.markdown(
-            "**What it shows.** The top two components of linear PCA and of kernel PCA "
-            "with the Fast Cluster and Random Forest kernels (centred kernel, Lanczos "
-            "eigensolver on an O(mN) operator), points coloured by the target.\n\n"
-            "**Look for:** the supervised Random Forest embedding orders the points by "
-            "the target (a colour gradient), the unsupervised ones need not.")
+    left, _ = explained(
+        "Kernel PCA (the paper's Figure 2)",
+        "**What it shows.** The top two components of linear PCA and of kernel PCA "
+        "with the Fast Cluster and Random Forest kernels (centred kernel, Lanczos "
+        "eigensolver on an O(mN) operator), points coloured by the target.\n\n"
+        "**Look for:** the supervised Random Forest embedding orders the points by "
+        "the target (a colour gradient), the unsupervised ones need not.")
     with left:
         with st.spinner("Kernel PCA..."):
             emb = embeddings(d.X, d.y, m_real, seed)
         show_figure(kernel_pca_figure(emb, d.y, colour_label=d.target_name or "y"),
                     "kernel-pca", params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
 
-    st.subheader("Test log-likelihood and MSE (the paper's Figures 3 and 4)")
-    left, right = st.columns([3, 1])
-    with right:
-        st.markdown(
-            "**What it shows.** GPs with each kernel fit on a random 80% of the set and "
-            f"scored on the other 20% (at most {COMPARE_MAX:,} points in all): mean log "
-            "predictive density of the test targets "
-            "(noise included) and mean squared error of the posterior mean. The "
-            "partition kernels choose only the noise (the Mondrian kernel also its "
-            "lifetime) by the evidence; RBF, RBF with "
-            "one length scale per input (ARD) and linear optimise all hyper-parameters "
-            "by the marginal likelihood (1 restart; the paper used 20).\n\n"
-            "**Look for:** whether the hyper-parameter-free partition kernels keep up "
-            "with tuned standard kernels. The Random Forest kernel is fit on the same "
-            "training targets, so its evidence favours a small noise and its "
-            "predictive bands can be over-confident (on the tips set, for example).")
+    left, _ = explained(
+        "Test log-likelihood and MSE (the paper's Figures 3 and 4)",
+        "**What it shows.** GPs with each kernel fit on a random 80% of the set and "
+        f"scored on the other 20% (at most {COMPARE_MAX:,} points in all): mean log "
+        "predictive density of the test targets "
+        "(noise included) and mean squared error of the posterior mean. The "
+        "partition kernels choose only the noise (the Mondrian kernel also its "
+        "lifetime) by the evidence; RBF, RBF with "
+        "one length scale per input (ARD) and linear optimise all hyper-parameters "
+        "by the marginal likelihood (1 restart; the paper used 20).\n\n"
+        "**Look for:** whether the hyper-parameter-free partition kernels keep up "
+        "with tuned standard kernels. The Random Forest kernel is fit on the same "
+        "training targets, so its evidence favours a small noise and its "
+        "predictive bands can be over-confident (on the tips set, for example).")
     with left:
         rows = on_demand("Compare kernels (RBF-ARD takes up to a minute)", "compare",
                          f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m_real}::{seed}",
@@ -250,22 +251,20 @@ with user_errors():
         else:
             st.info("Press the button to fit and score all kernels on this data set.")
 
-    st.subheader("Test error against the number of partitions (the paper's Figure 5)")
-    left, right = st.columns([3, 1])
-    with right:
-        st.markdown(
-            "**What it shows.** The Random Forest and Fast Cluster GPs of the comparison "
-            f"above (same split), refitted with m = {', '.join(map(str, COUNTS))} "
-            "partitions: mean test log-likelihood and MSE. The paper did this on the "
-            "'mpg' set.\n\n**Look for:** how few partitions each kernel needs; the "
-            "paper found the Random Forest kernel near its best with few partitions and "
-            "Fast Cluster improving until about m = 200.")
+    left, _ = explained(
+        "Test error against the number of partitions (the paper's Figure 5)",
+        "**What it shows.** The Random Forest and Fast Cluster GPs of the comparison "
+        f"above (same split), refitted with m = {', '.join(map(str, COUNTS))} "
+        "partitions: mean test log-likelihood and MSE. The paper did this on the "
+        "'mpg' set.\n\n**Look for:** how few partitions each kernel needs; the "
+        "paper found the Random Forest kernel near its best with few partitions and "
+        "Fast Cluster improving until about m = 200.")
     with left:
-        curves = on_demand("Fit the GPs at every m", "by_m",
-                           f"by_m::{data_name}::{d.n_samples}::{d.n_features}::{seed}",
-                           lambda progress: by_partition_count(d, seed, progress=progress))
-        if curves:
-            show_figure(partition_count_figure(curves, dataset_name=data_name),
+        by_m = on_demand("Fit the GPs at every m", "by_m",
+                         f"by_m::{data_name}::{d.n_samples}::{d.n_features}::{seed}",
+                         lambda progress: by_partition_count(d, seed, progress=progress))
+        if by_m:
+            show_figure(partition_count_figure(by_m, dataset_name=data_name),
                         "test-error-vs-m", params={**data_params(d.name, "real"), "seed": seed})
         else:
             st.info("Press the button to fit the two partition-kernel GPs at each m.")

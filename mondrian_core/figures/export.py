@@ -25,9 +25,13 @@ FORMATS = {"png": 2, "svg": 1}
 DEFAULT_WIDTH, DEFAULT_HEIGHT = 900, 500
 #: Longest file name (without the extension) :func:`figure_filename` makes.
 MAX_NAME = 180
+#: Debian's Chromium (``$CHROMIUM_PATH`` to use another) and its headless flags; the
+#: browser tests and benchmarks launch it the same way (tests/e2e/conftest.py).
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update"]
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
 
 
 def _value(v) -> str:

@@ -91,8 +91,7 @@ def _split_bundled(name, fractions, seed, *, standardize_target=False):
 def mondrian_fig6(quick, seed):
     """Ridge test RMSE against non-zero features (diabetes stands in for CPU)."""
     m_max, repeats = (10, 1) if quick else (50, 5)
-    train, test = ds.train_val_test_split(ds.load_bundled("diabetes"), (0.8, 0.2),
-                                          random_state=seed)
+    train, test = _split_bundled("diabetes", (0.8, 0.2), seed)
     curves = ridge_rmse_curves(train.X, train.y, test.X, test.y, 0.3, feature_counts(m_max),
                                repeats, ridge=1.0, random_state=seed + 5)
     return kernel_figs.ridge_rmse_figure(curves, dataset_name="diabetes")

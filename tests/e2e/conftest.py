@@ -5,8 +5,8 @@ Screenshots go to ``tests/e2e/screenshots/`` (not committed) for a person to loo
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -15,13 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from mondrian_core.figures.export import CHROMIUM, CHROMIUM_ARGS  # noqa: F401 (shared)
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(__file__).resolve().parent / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 
 
 def _free_port() -> int:
@@ -156,6 +153,12 @@ _FINGERPRINT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot
   for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
   return (h >>> 0).toString(16) + ':' + s.length;
 })"""
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) in pixels of a PNG file's bytes, after checking it is a PNG."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", data[:16]
+    return struct.unpack(">II", data[16:24])
 
 
 def chart_fingerprints(page) -> list[str]:

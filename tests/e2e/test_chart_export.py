@@ -3,12 +3,11 @@
 and the seed."""
 from __future__ import annotations
 
-import struct
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, wait_for_app
+from tests.e2e.conftest import assert_no_exception, png_size, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
@@ -30,12 +29,6 @@ def _download(page, chart, tmp_path):
     return download.suggested_filename, path
 
 
-def _png_size(data: bytes) -> tuple[int, int]:
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert data[12:16] == b"IHDR"
-    return struct.unpack(">II", data[16:24])
-
-
 def test_camera_saves_png_at_2x_then_svg(app_url, page, tmp_path):
     page.goto(app_url)
     wait_for_app(page)
@@ -50,7 +43,7 @@ def test_camera_saves_png_at_2x_then_svg(app_url, page, tmp_path):
 
     name, path = _download(page, chart, tmp_path)
     assert name == STEM + ".png"
-    assert _png_size(path.read_bytes()) == (2 * width, 2 * height)
+    assert png_size(path.read_bytes()) == (2 * width, 2 * height)
 
     page.locator('[data-testid="stSidebar"] [data-testid="stRadio"]').filter(
         has_text="Chart downloads").get_by_text("SVG", exact=True).click()
