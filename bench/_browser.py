@@ -11,15 +11,12 @@ chart still drawing is not missed).
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from tests.e2e.conftest import _FINGERPRINT_JS, CHROMIUM, CHROMIUM_ARGS
 
-from tests.e2e.conftest import (_FINGERPRINT_JS, CHROMIUM, CHROMIUM_ARGS,  # noqa: E402,F401
-                                serve_app)
+ROOT = Path(__file__).resolve().parents[1]
 
 VIEWPORT = {"width": 1400, "height": 1000}
 
@@ -81,7 +78,8 @@ _ARM_JS = """() => {
     const mark = () => { if (window.__benchT0 === null) window.__benchT0 = performance.now(); };
     document.addEventListener('keydown', mark, true);
     document.addEventListener('pointerdown', mark, true);
-    new MutationObserver(() => { window.__benchRan = true; }).observe(document.body, {attributes: true, subtree: true,
+    new MutationObserver(() => { window.__benchRan = true; }).observe(document.body,
+                               {attributes: true, subtree: true,
                                attributeFilter: ['data-test-script-state']});
   }
 }"""
@@ -114,7 +112,7 @@ _WAIT_JS = """async ([before, quiet, timeout]) => {
       return {ms: end - t0, fingerprints: fp()};
   }
   return {ms: null, fingerprints: fp()};
-}""" % _FINGERPRINT_JS
+}""".replace("%s", _FINGERPRINT_JS, 1)
 
 _ERRORS_JS = """() => document.querySelectorAll(
   '[data-testid="stException"], [data-testid="stAlertContentError"]').length"""

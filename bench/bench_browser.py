@@ -1,4 +1,4 @@
-"""The speed a person feels, in a real browser: python bench/bench_browser.py [--reps 5]
+"""The speed a person feels, in a real browser: python -m bench.bench_browser [--reps 5]
 
 Serves the app on 127.0.0.1, opens every page in headless Chromium (Playwright) and,
 for each page's main widget, measures the time from the user's action (an arrow key on
@@ -18,12 +18,8 @@ import argparse
 import asyncio
 import sys
 from collections import defaultdict
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _browser import (BASELINE, WIDGETS, act, load, new_browser, new_page,  # noqa: E402
-                      p50_p95, serve_app)
+from bench._browser import BASELINE, WIDGETS, act, load, new_browser, new_page, p50_p95, serve_app
 
 
 async def run(reps: int, only: str | None):

@@ -6,22 +6,17 @@
 2. Prediction with uncertainty (``predict(return_std=True)``) on a 200 x 200
    grid with 10 trees: budget < 1 s.
 
-Run: ``python bench/bench_forest.py``.
+Run: ``python -m bench.bench_forest``.
 """
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from sklearn.ensemble import RandomForestRegressor
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from sklearn.ensemble import RandomForestRegressor  # noqa: E402
-
-from mondrian_core import MondrianForestClassifier, MondrianForestRegressor  # noqa: E402
-from mondrian_core.datasets import regression_surface_2d  # noqa: E402
+from mondrian_core import MondrianForestClassifier, MondrianForestRegressor
+from mondrian_core.datasets import regression_surface_2d
 
 
 def main():

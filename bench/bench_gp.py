@@ -1,6 +1,6 @@
 """Benchmarks of issue 5: partition-kernel GPs, kernel PCA and the page.
 
-Run ``python bench/bench_gp.py`` (``--quick`` for a smaller run). Prints times and
+Run ``python -m bench.bench_gp`` (``--quick`` for a smaller run). Prints times and
 ratios to baselines measured in the same process (timings on a shared machine are
 noisy; the ratios are what to compare):
 
@@ -16,16 +16,14 @@ noisy; the ratios are what to compare):
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from mondrian_core import FastClusterPartitions, PartitionGP, PartitionKernelPCA
 
-from mondrian_core import FastClusterPartitions, PartitionGP, PartitionKernelPCA  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def data(n, d=8, seed=0):

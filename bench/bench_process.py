@@ -1,4 +1,4 @@
-"""Budgets of issue 2, measured (not asserted): python bench/bench_process.py
+"""Budgets of issue 2, measured (not asserted): python -m bench.bench_process
 
 - sampling a 2-D Mondrian with about 10,000 cells: under 0.2 s;
 - the Mondrian process page's first render under 2 s, a slider move under 300 ms
@@ -17,10 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from mondrian_core import InputError, extend_mondrian, sample_mondrian_process
 
-from mondrian_core import InputError, extend_mondrian, sample_mondrian_process  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def best(fn, repeat=5):

@@ -1,6 +1,6 @@
 """Benchmark of the exact lifetime sweep (issue 4 budgets).
 
-    python bench/bench_sweep.py [--quick]
+    python -m bench.bench_sweep [--quick]
 
 Set-up of the issue: N = 2,000 train + 500 validation points of a 2-D Laplace-GP draw
 (lifetime 5, noise 0.1), M = 50 trees, terminal lifetime 5. Prints
@@ -18,19 +18,19 @@ Timings are noisy on a shared machine: each is the median of a few repeats.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from mondrian_core import MondrianFeatures, RandomFourierFeatures, laplace_gp, lifetime_path  # noqa: E402
-from mondrian_core.figures.sweep import (n_features_vs_lifetime, prediction_surface_2d,  # noqa: E402
-                                         rmse_vs_lifetime, tree_cut_segments)
-from mondrian_core.width_search import retrained_search, sweep_trace  # noqa: E402
+from mondrian_core import MondrianFeatures, RandomFourierFeatures, laplace_gp, lifetime_path
+from mondrian_core.experiments.width_search import retrained_search, sweep_trace
+from mondrian_core.figures.sweep import (
+    n_features_vs_lifetime,
+    prediction_surface_2d,
+    rmse_vs_lifetime,
+    tree_cut_segments,
+)
 
 S2N, S2P = 0.01, 1.0
 
@@ -91,17 +91,17 @@ def main(quick=False):
     base = None
     for n in ([500, 1000, 2000] if quick else [500, 1000, 2000, 3000]):
         Xn, yn, Xvn, yvn = data(n, 500, seed=1)
-        t, p = median_time(lambda: lifetime_path(Xn, yn, Xvn, yvn, terminal_lifetime=T, n_trees=M,
-                                                 noise_variance=S2N, prior_variance=S2P,
-                                                 random_state=0), reps)
-        tf, _ = median_time(lambda: one_fit(Xn, yn, T, M, 0), reps)
+        t, p = median_time(lambda Xn=Xn, yn=yn, Xvn=Xvn, yvn=yvn: lifetime_path(
+            Xn, yn, Xvn, yvn, terminal_lifetime=T, n_trees=M, noise_variance=S2N,
+            prior_variance=S2P, random_state=0), reps)
+        tf, _ = median_time(lambda Xn=Xn, yn=yn: one_fit(Xn, yn, T, M, 0), reps)
         base = base or t
         print(f"  N={n:5d}: events {p.lifetimes.size - 1:5d}  path {t:.3f} s  ({t / base:.1f}x N=500)"
               f"  one fit {tf:.3f} s  ratio {t / tf:.1f}")
     print("growth with M (N=2000, terminal 5):")
     base = None
     for m in [25, 50, 100]:
-        t, p = median_time(lambda: lifetime_path(X, y, Xv, yv, terminal_lifetime=T, n_trees=m,
+        t, p = median_time(lambda m=m: lifetime_path(X, y, Xv, yv, terminal_lifetime=T, n_trees=m,
                                                  noise_variance=S2N, prior_variance=S2P,
                                                  random_state=0), reps)
         base = base or t

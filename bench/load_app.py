@@ -1,4 +1,4 @@
-"""Many users at once: python bench/load_app.py [--users 10]
+"""Many users at once: python -m bench.load_app [--users 10]
 
 Starts the app on 127.0.0.1 and drives headless Chromium sessions (one browser, one
 context per user, Playwright's async API) through every page, each user with its own
@@ -45,14 +45,23 @@ import sys
 import time
 import urllib.request
 from collections import defaultdict
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _browser import (PAGE_WIDGETS, ROOT, act, error_count, fingerprints,  # noqa: E402
-                      load, new_browser, new_page, p50_p95, rss_mb, serve_app, server_pid,
-                      wait_idle)
-from mondrian_core.sweep import MAX_MOMENTS  # noqa: E402
+from bench._browser import (
+    PAGE_WIDGETS,
+    ROOT,
+    act,
+    error_count,
+    fingerprints,
+    load,
+    new_browser,
+    new_page,
+    p50_p95,
+    rss_mb,
+    serve_app,
+    server_pid,
+    wait_idle,
+)
+from mondrian_core.sweep import MAX_MOMENTS
 
 WARMUP_SEED = 999
 SETTLE_MS = 1500
@@ -230,7 +239,7 @@ def partitions_mb() -> float:
     """Pickled size of the largest fitted partitions at the Partition GPs page's defaults
     (a cache_resource: Streamlit's metrics do not see inside it)."""
     from mondrian_core import toy_jumps_1d
-    from mondrian_core.gp_experiments import PARTITION_KERNELS, fitted_partitions
+    from mondrian_core.experiments.gp_experiments import PARTITION_KERNELS, fitted_partitions
 
     d = toy_jumps_1d(n=150, random_state=0)
     return max(len(pickle.dumps(fitted_partitions(k, d.X, d.y, n_partitions=105, max_level=6,

@@ -1,89 +1,83 @@
-"""Mondrian Explorer's NumPy/SciPy core.
+"""Mondrian Explorer's NumPy/SciPy core: the Mondrian process, the Mondrian kernel,
+Mondrian forests and random partition kernels.
 
-No module in this package imports Streamlit. The public names below are those
-of ``CONTRACT.md`` (kept stable) plus additions.
+The names here are the library's building blocks (``CONTRACT.md`` keeps them stable):
+primitives (the process, trees over data, random partitions) and the learners built on
+them (feature maps, the lifetime sweep and posterior, forests, partition-kernel GPs).
+Experiment recipes live in :mod:`mondrian_core.experiments`, Plotly figure builders in
+:mod:`mondrian_core.figures`. No module in this package imports Streamlit.
 """
-from mondrian_core._random import check_random_state
-from mondrian_core.errors import InputError
-
-__all__ = ["check_random_state", "InputError"]
-
-# datasets: seeded synthetic generators, bundled real sets, validated CSV upload
-from mondrian_core.datasets import (  # noqa: E402
-    BUNDLED_DATASETS,
-    CsvTable,
-    Dataset,
-    laplace_gp,
-    laplace_gp_sample,
-    load_bundled,
-    load_csv,
-    load_diabetes,
-    load_gapminder,
-    load_tips,
-    read_csv_table,
-    regression_surface_2d,
-    toy_jumps_1d,
-    train_val_test_split,
-    two_moons,
-    two_spirals,
-    uniform_box,
-    xor_blobs,
+from mondrian_core._validation import check_random_state
+from mondrian_core.datasets import (
+                                    BUNDLED_DATASETS,
+                                    CsvTable,
+                                    Dataset,
+                                    laplace_gp,
+                                    laplace_gp_sample,
+                                    load_bundled,
+                                    load_csv,
+                                    load_diabetes,
+                                    load_gapminder,
+                                    load_tips,
+                                    read_csv_table,
+                                    regression_surface_2d,
+                                    toy_jumps_1d,
+                                    train_val_test_split,
+                                    two_moons,
+                                    two_spirals,
+                                    uniform_box,
+                                    xor_blobs,
 )
+from mondrian_core.errors import InputError
+from mondrian_core.forest import MondrianForestClassifier, MondrianForestRegressor
+from mondrian_core.gp import PartitionGP, PartitionKernelPCA
+from mondrian_core.kernel import (
+                                    MondrianFeatures,
+                                    RandomBinningFeatures,
+                                    RandomFourierFeatures,
+                                    laplace_kernel,
+)
+from mondrian_core.partition_algebra import PartitionAlgebra
+from mondrian_core.partitions import (
+                                    FastClusterPartitions,
+                                    MondrianPartitions,
+                                    RandomForestPartitions,
+)
+from mondrian_core.posterior import LifetimePosterior, lifetime_posterior
+from mondrian_core.process import (
+                                    MondrianSample,
+                                    expected_cells,
+                                    extend_mondrian,
+                                    extension_chain,
+                                    first_cut_check,
+                                    max_lifetime,
+                                    projectivity_check,
+                                    sample_mondrian_process,
+)
+from mondrian_core.sweep import LifetimePath, lifetime_path
+from mondrian_core.trees import MondrianTrees, sample_mondrian_trees
 
-__all__ += [
+__version__ = "0.4.0"
+
+__all__ = [
+    # errors and randomness
+    "InputError", "check_random_state",
+    # data
     "BUNDLED_DATASETS", "CsvTable", "Dataset", "laplace_gp", "laplace_gp_sample",
     "load_bundled", "load_csv", "load_diabetes", "load_gapminder", "load_tips",
     "read_csv_table", "regression_surface_2d", "toy_jumps_1d", "train_val_test_split",
     "two_moons", "two_spirals", "uniform_box", "xor_blobs",
-]
-from mondrian_core.process import (  # noqa: E402
-    MondrianSample, expected_cells, extend_mondrian, extension_chain, first_cut_check, max_lifetime,
-    projectivity_check, sample_mondrian_process,
-)
-
-__all__ += ["MondrianSample", "expected_cells", "extend_mondrian", "extension_chain", "first_cut_check",
-            "max_lifetime", "projectivity_check", "sample_mondrian_process"]
-
-# trees and kernel: Mondrian trees over data points, the Mondrian kernel and its baselines
-from mondrian_core.trees import MondrianTrees, sample_mondrian_trees  # noqa: E402
-from mondrian_core.kernel import (  # noqa: E402
-    MondrianFeatures,
-    RandomBinningFeatures,
-    RandomFourierFeatures,
-    laplace_kernel,
-)
-from mondrian_core.kernel_convergence import (  # noqa: E402
-    kernel_error_curves,
-    ridge_rmse_curves,
-)
-
-__all__ += [
+    # the Mondrian process on a box
+    "MondrianSample", "expected_cells", "extend_mondrian", "extension_chain",
+    "first_cut_check", "max_lifetime", "projectivity_check", "sample_mondrian_process",
+    # Mondrian trees over data and the Mondrian kernel
     "MondrianTrees", "sample_mondrian_trees", "MondrianFeatures", "RandomBinningFeatures",
-    "RandomFourierFeatures", "laplace_kernel", "kernel_error_curves", "ridge_rmse_curves",
+    "RandomFourierFeatures", "laplace_kernel",
+    # the lifetime sweep and posterior
+    "LifetimePath", "lifetime_path", "LifetimePosterior", "lifetime_posterior",
+    # forests
+    "MondrianForestRegressor", "MondrianForestClassifier",
+    # random partition kernels and GPs
+    "FastClusterPartitions", "RandomForestPartitions", "MondrianPartitions",
+    "PartitionAlgebra", "PartitionGP", "PartitionKernelPCA",
 ]
-
-from mondrian_core.partitions import FastClusterPartitions, RandomForestPartitions  # noqa: E402
-from mondrian_core.partition_algebra import PartitionAlgebra  # noqa: E402
-from mondrian_core.gp import PartitionGP, PartitionKernelPCA  # noqa: E402
-
-__all__ += ["FastClusterPartitions", "RandomForestPartitions", "PartitionAlgebra",
-            "PartitionGP", "PartitionKernelPCA"]
-from mondrian_core.partitions import MondrianPartitions  # noqa: E402
-
-__all__ += ["MondrianPartitions"]
-from mondrian_core.sweep import LifetimePath, lifetime_path  # noqa: E402
-from mondrian_core.posterior import LifetimePosterior, lifetime_posterior  # noqa: E402
-
-__all__ += ["LifetimePath", "lifetime_path", "LifetimePosterior", "lifetime_posterior"]
-from mondrian_core.forest import MondrianForestClassifier, MondrianForestRegressor  # noqa: E402
-
-__all__ += ["MondrianForestRegressor", "MondrianForestClassifier"]
-from mondrian_core.kernel_vs_forest import (  # noqa: E402
-    KernelForestPath,
-    KernelForestWeights,
-    kernel_forest_weights,
-    kernel_vs_forest_path,
-)
-
-__all__ += ["KernelForestPath", "KernelForestWeights", "kernel_forest_weights",
-            "kernel_vs_forest_path"]

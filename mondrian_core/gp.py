@@ -19,13 +19,12 @@ import scipy.linalg as sla
 from scipy.sparse.linalg import cg, eigsh
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
-from mondrian_core._random import check_random_state
+from mondrian_core._blas import single_blas_thread
+from mondrian_core._validation import check_random_state, finite_squares
 from mondrian_core.errors import InputError
 from mondrian_core.partition_algebra import PartitionAlgebra
-from mondrian_core.partitions import _check_X
-from mondrian_core.trees import _finite_squares
+from mondrian_core.partitions import check_partition_points
 
 __all__ = ["PartitionGP", "PartitionKernelPCA", "cg_residual_history"]
 
@@ -37,7 +36,7 @@ def _single_threaded_blas(method):
 
     @functools.wraps(method)
     def wrapper(*args, **kwargs):
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_blas_thread():
             return method(*args, **kwargs)
 
     return wrapper
@@ -67,7 +66,7 @@ def cg_residual_history(operator, b, *, preconditioner=None, tol=1e-6, maxiter=N
 
     # CG's work is vector updates and dot products: BLAS threads only contend
     # (badly so on a loaded machine), so run them single-threaded.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_blas_thread():
         x, info = cg(operator, b, rtol=tol, atol=0.0, M=preconditioner, callback=record_fn,
                      maxiter=maxiter)
     if not record and len(history) > 1:
@@ -142,9 +141,9 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             value = getattr(self, name)
             if not (isinstance(value, (int, float, np.number)) and 0 < value < np.inf):
                 raise InputError(f"{name} must be a positive number, got {value!r}.")
-        X = _check_X(X, min_samples=2)
+        X = check_partition_points(X, min_samples=2)
         y = np.asarray(y, dtype=np.float64).ravel()
-        if y.shape[0] != X.shape[0] or not _finite_squares(y):
+        if y.shape[0] != X.shape[0] or not finite_squares(y):
             raise InputError("y must hold one finite value per training point, small enough to "
                              "square (|y| < 1e150); remove NaN/inf rows or rescale y.")
         if self.normalize_y:
@@ -175,7 +174,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- helpers
     def _ids(self, X):
-        X = _check_X(X)
+        X = check_partition_points(X)
         return self.algebra_.lookup(self.partitions_.labels(X))
 
     def _cross_kernel(self, ids_new) -> np.ndarray:
@@ -277,7 +276,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         A, s = self.algebra_, float(self.noise_variance)
         ids_new = self._ids(X)
         # unseen clusters of new points get their own weights after the C fitted ones
-        labels_new = self.partitions_.labels(_check_X(X))
+        labels_new = self.partitions_.labels(check_partition_points(X))
         unseen = ids_new < 0
         keys = labels_new[unseen] + (np.nonzero(unseen)[0].astype(np.int64) << 32)
         _, extra = np.unique(keys, return_inverse=True)
@@ -324,7 +323,7 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
 
     @_single_threaded_blas
     def fit(self, X, y=None):
-        X = _check_X(X)
+        X = check_partition_points(X)
         k = int(self.n_components)
         if not 1 <= k < X.shape[0] - 1:
             raise InputError(f"n_components must be between 1 and N - 2 = {X.shape[0] - 2}; use "
@@ -347,7 +346,7 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
         from scipy.sparse.linalg import LinearOperator
         counted = LinearOperator(op.shape, matvec=matvec, rmatvec=matvec, dtype=np.float64)
         v0 = check_random_state(0).standard_normal(X.shape[0])
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_blas_thread():
             vals, vecs = eigsh(counted, k=k, which="LA", tol=self.tol, v0=v0)
         order = np.argsort(vals)[::-1]
         vals, vecs = np.clip(vals[order], 0.0, None), vecs[:, order]

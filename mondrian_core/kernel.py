@@ -19,9 +19,8 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from mondrian_core._random import check_random_state
+from mondrian_core._validation import as_count, check_random_state
 from mondrian_core.errors import InputError
-from mondrian_core.process import _as_count
 from mondrian_core.trees import sample_mondrian_trees
 
 __all__ = [
@@ -199,7 +198,7 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Sample the Mondrian partitions of ``X`` (N, D); returns ``self``."""
         lifetime = _check_lifetime(self.lifetime)
-        n_trees = _as_count(self.n_trees, "n_trees")
+        n_trees = as_count(self.n_trees, "n_trees")
         X = _check_X(X)
         rng = check_random_state(self.random_state)
         self.trees_ = sample_mondrian_trees(X, n_trees, lifetime, random_state=rng)
@@ -330,7 +329,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Draw the frequencies and phases; returns ``self``."""
         lifetime = _check_lifetime(self.lifetime)
-        r = _as_count(self.n_components, "n_components")
+        r = as_count(self.n_components, "n_components")
         X = _check_X(X)
         rng = check_random_state(self.random_state)
         self.random_weights_ = lifetime * rng.standard_cauchy((X.shape[1], r))
@@ -398,7 +397,7 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
         if lifetime <= 0:
             raise InputError("RandomBinningFeatures needs lifetime > 0 (the pitch is "
                              "Gamma(2, 1/lifetime)).")
-        p = _as_count(self.n_grids, "n_grids")
+        p = as_count(self.n_grids, "n_grids")
         X = _check_X(X)
         rng = check_random_state(self.random_state)
         d = X.shape[1]

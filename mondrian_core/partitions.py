@@ -24,12 +24,11 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.utils.validation import check_array, check_is_fitted
-from threadpoolctl import threadpool_limits
 
-from mondrian_core._random import check_random_state
+from mondrian_core._blas import single_blas_thread
+from mondrian_core._validation import as_lifetime, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.kernel import check_dense_size, points_message
-from mondrian_core.process import _as_lifetime
 from mondrian_core.trees import MAX_TREE_ROWS
 
 __all__ = ["FastClusterPartitions", "RandomForestPartitions", "MondrianPartitions",
@@ -46,7 +45,7 @@ def _check_positive_int(value, name: str, minimum: int = 1) -> int:
 MAX_ABS_X = 1e38
 
 
-def _check_X(X, *, min_samples: int = 1, n_partitions: int | None = None) -> np.ndarray:
+def check_partition_points(X, *, min_samples: int = 1, n_partitions: int | None = None) -> np.ndarray:
     """Finite 2-D points; with ``n_partitions``, refuse more labels than fit in memory."""
     try:
         X = check_array(X, dtype=np.float64, ensure_min_samples=min_samples)
@@ -167,7 +166,7 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
         h = _check_positive_int(self.max_level, "max_level", minimum=0)
         if h > 20:
             raise InputError(f"max_level must be at most 20 (2**20 centres), got {h}.")
-        X = _check_X(X, n_partitions=m)
+        X = check_partition_points(X, n_partitions=m)
         n, d = X.shape
         rng = check_random_state(self.random_state)
         dims, levels, centres, index = [], np.empty(m, dtype=np.intp), [], []
@@ -190,12 +189,12 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
     def labels(self, X, chunk_size: int = 16384) -> np.ndarray:
         """Nearest chosen centre (on the kept dimensions) of each point: (m, N) ints."""
         check_is_fitted(self, "centres_")
-        X = _check_X(X)
+        X = check_partition_points(X)
         if X.shape[1] != self.n_features_in_:
             raise InputError(f"X has {X.shape[1]} features; the partitions were fit on "
                              f"{self.n_features_in_}.")
         out = np.empty((len(self.centres_), X.shape[0]), dtype=np.intp)
-        with threadpool_limits(limits=1, user_api="blas"):  # thin products: threads only contend
+        with single_blas_thread():  # thin products: threads only contend
             self._nearest(X, out, chunk_size)
         return out
 
@@ -290,7 +289,7 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         m = _check_positive_int(self.n_partitions, "n_partitions")
         if y is None:
             raise InputError("The Random Forest kernel is supervised: fit needs targets y.")
-        X = _check_X(X, min_samples=2, n_partitions=m)
+        X = check_partition_points(X, min_samples=2, n_partitions=m)
         y = np.asarray(y, dtype=np.float64).ravel()
         if y.shape[0] != X.shape[0]:
             raise InputError(f"y has {y.shape[0]} values for {X.shape[0]} points; give one "
@@ -325,7 +324,7 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
     def labels(self, X) -> np.ndarray:
         """Node id of the ancestor at depth d_r of each point's leaf, per tree: (m, N)."""
         check_is_fitted(self, "forest_")
-        X = _check_X(X)
+        X = check_partition_points(X)
         if X.shape[1] != self.n_features_in_:
             raise InputError(f"X has {X.shape[1]} features; the forest was fit on "
                              f"{self.n_features_in_}.")
@@ -373,8 +372,8 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
         from mondrian_core.trees import sample_mondrian_trees
 
         m = _check_positive_int(self.n_partitions, "n_partitions")
-        lifetime = _as_lifetime(self.lifetime)
-        X = _check_X(X)
+        lifetime = as_lifetime(self.lifetime)
+        X = check_partition_points(X)
         rng = check_random_state(self.random_state)
         self.trees_ = sample_mondrian_trees(X, m, lifetime, random_state=rng)
         self._apply_seed = int(rng.integers(2**31 - 1))
@@ -388,7 +387,7 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
 
     def _labels_after(self, X, n_before: int) -> np.ndarray:
         check_is_fitted(self, "trees_")
-        X = _check_X(X)
+        X = check_partition_points(X)
         nodes, branched = self.trees_.apply(X, random_state=self._apply_seed)
         own = self.trees_.n_nodes + n_before + np.arange(X.shape[0])
         return np.where(branched, own[None, :], nodes).astype(np.intp)

@@ -52,10 +52,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
-from mondrian_core._random import check_random_state
+from mondrian_core._validation import as_count, check_random_state, finite_squares, round_down
 from mondrian_core.errors import InputError
-from mondrian_core.process import _as_count, _round_down, max_lifetime
-from mondrian_core.trees import _finite_squares
+from mondrian_core.process import max_lifetime
 
 __all__ = ["LifetimePath", "lifetime_path", "place_points", "lifetime_for_cells"]
 
@@ -101,11 +100,11 @@ def place_points(trees, X, random_state=None) -> Placement:
     hence with ``MondrianFeatures.transform``. Vectorised over points and trees
     (one loop over depth).
     """
-    from mondrian_core.trees import _hashed_exponential, _row_hash
+    from mondrian_core.trees import hashed_exponential, row_hash
 
     X = np.asarray(X, dtype=float)
     seed = np.uint64(check_random_state(random_state).integers(2**63))
-    point_hash = _row_hash(X)
+    point_hash = row_hash(X)
     M, n = trees.n_trees, X.shape[0]
     n_levels = int(trees.depth.max()) + 1
     node = np.repeat(np.asarray(trees.roots)[:, None], n, axis=1)
@@ -114,7 +113,7 @@ def place_points(trees, X, random_state=None) -> Placement:
     births = np.full((M, n, n_levels), np.inf)
     branch = np.full((M, n), np.inf)
     for d in range(n_levels):
-        exp = _hashed_exponential(np.broadcast_to(point_hash, (M, n)), node, seed)
+        exp = hashed_exponential(np.broadcast_to(point_hash, (M, n)), node, seed)
         nodes[..., d] = np.where(active, node, -1)
         births[..., d] = np.where(active, trees.birth_time[node], np.inf)
         gap = (np.maximum(trees.lower[node] - X, 0.0) + np.maximum(X - trees.upper[node], 0.0))
@@ -316,7 +315,7 @@ def _indicator(nodes, alive, n_nodes):
 
 def _check_target(y, name):
     """Finite targets whose squares do not overflow (the likelihood needs y^T y)."""
-    if not _finite_squares(y):
+    if not finite_squares(y):
         raise InputError(f"{name} contains NaN or infinite values, or values too large to square "
                          "(|y| > 1e150); clean or rescale the data first.")
 
@@ -412,7 +411,7 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
                     ("prior_variance", prior_variance)):
         if not (isinstance(v, (int, float, np.number)) and 0 < v < np.inf):
             raise InputError(f"{name} must be a positive number, got {v!r}.")
-    M, N = _as_count(n_trees, "n_trees"), X_train.shape[0]
+    M, N = as_count(n_trees, "n_trees"), X_train.shape[0]
     s2n, s2p = float(noise_variance), float(prior_variance)
     if s2n < MIN_NOISE_RATIO * s2p:
         raise _singular(s2n, s2p)
@@ -430,7 +429,7 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     times = trees.split_time[events]
     if N * (E + 1) > MAX_STORED:
         fits = MAX_STORED // N - 1  # events that fit; the sweep must stop before the next one
-        advice = (f"a terminal lifetime of at most {_round_down(times[fits]):g}, " if fits >= 1
+        advice = (f"a terminal lifetime of at most {round_down(times[fits]):g}, " if fits >= 1
                   else "")
         raise InputError(
             f"This sweep has {E:,} cut events on {N:,} training points, too many to store "
@@ -566,10 +565,10 @@ def _block_ldl(Z, u):
         if 2 * i + 2 < n:
             r = slice(2 * i + 2, n)
             col = A[r, p]
-            l = col @ inv
-            L[r, p] = l
-            A[r, r] -= l @ col.T
-            c[r] -= l @ c[p]
+            low = col @ inv
+            L[r, p] = low
+            A[r, r] -= low @ col.T
+            c[r] -= low @ c[p]
     return L, Dinv, logabs, c
 
 

@@ -22,10 +22,15 @@ from functools import cached_property
 
 import numpy as np
 
-from mondrian_core._random import check_random_state
+from mondrian_core._validation import (
+    as_count,
+    as_lifetime,
+    check_points,
+    check_random_state,
+    round_down,
+)
 from mondrian_core.errors import InputError
-from mondrian_core.process import (_as_count, _as_lifetime, _round_down, expected_cells,
-                                    max_lifetime)
+from mondrian_core.process import expected_cells, max_lifetime
 
 __all__ = ["MondrianTrees", "sample_mondrian_trees", "MAX_TREE_ROWS", "MAX_TREE_CELLS"]
 
@@ -33,28 +38,6 @@ __all__ = ["MondrianTrees", "sample_mondrian_trees", "MAX_TREE_ROWS", "MAX_TREE_
 MAX_TREE_ROWS = 20_000_000
 #: Largest expected number of cells (leaves) over all trees (about 1 GB of nodes).
 MAX_TREE_CELLS = 5_000_000
-
-
-def _check_points(X, name="X") -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise InputError(f"{name} must be a 2-D array (n_points, n_features); got shape {X.shape}.")
-    if X.shape[0] < 1 or X.shape[1] < 1:
-        raise InputError(f"{name} needs at least one point and one feature; got shape {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise InputError(f"{name} contains NaN or infinite values; remove or impute them.")
-    with np.errstate(over="ignore"):
-        spread = X.max(0) - X.min(0)
-    if not np.all(np.isfinite(spread)):
-        raise InputError(f"{name} has values so far apart that their range overflows; rescale "
-                         "the columns (e.g. standardise them).")
-    return X
-
-
-def _finite_squares(y: np.ndarray) -> bool:
-    """No NaN or inf in ``y``, and its sum of squares does not overflow (|y| < ~1e150)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return bool(np.isfinite(y @ y))
 
 
 def check_tree_budget(X: np.ndarray, n_trees: int, lifetime: float) -> None:
@@ -80,7 +63,7 @@ def check_tree_budget(X: np.ndarray, n_trees: int, lifetime: float) -> None:
         raise InputError(
             f"{n_trees:,} Mondrian trees on {n:,} points with lifetime {lifetime:g} have about "
             f"{cells:,.0f} cells in all, more than the limit of {MAX_TREE_CELLS:,}. Use a lifetime "
-            f"of at most {_round_down(best):g}, fewer trees or fewer points.")
+            f"of at most {round_down(best):g}, fewer trees or fewer points.")
 
 
 def _segment_rows(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -150,7 +133,7 @@ class MondrianTrees:
         """Bounding boxes of every node's points: leaves by one segmented
         reduction over all trees, inner nodes as the union of their children's
         boxes, deepest level first (computed on first use)."""
-        m, n, dim = self.n_trees, self.n_samples, self.n_features_in
+        n, dim = self.n_samples, self.n_features_in
         lower = np.empty((self.n_nodes, dim))
         upper = np.empty((self.n_nodes, dim))
         leaves = np.flatnonzero(self.left < 0)
@@ -282,7 +265,7 @@ class MondrianTrees:
             the node above which it branched off.
         branched : ndarray of bool, shape (n_trees, N_new)
         """
-        X_new = _check_points(X_new, "X_new")
+        X_new = check_points(X_new, "X_new")
         if X_new.shape[1] != self.n_features_in:
             raise InputError(
                 f"X_new has {X_new.shape[1]} features but the trees were grown on "
@@ -290,7 +273,7 @@ class MondrianTrees:
             )
         time = self._check_time(time)
         seed = np.uint64(check_random_state(random_state).integers(2**63))
-        point_hash = _row_hash(X_new)
+        point_hash = row_hash(X_new)
         m, n = self.n_trees, X_new.shape[0]
         nodes = np.repeat(self.roots[:, None], n, axis=1).reshape(-1)
         branched = np.zeros(m * n, dtype=bool)
@@ -302,7 +285,7 @@ class MondrianTrees:
             j = nodes[active]
             x = X_new[point[active]]
             rate = (np.maximum(self.lower[j] - x, 0.0) + np.maximum(x - self.upper[j], 0.0)).sum(1)
-            e = _hashed_exponential(point_hash[point[active]], j, seed)
+            e = hashed_exponential(point_hash[point[active]], j, seed)
             with np.errstate(divide="ignore"):
                 wait = np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
             horizon = np.minimum(self.split_time[j], time)
@@ -329,7 +312,7 @@ def _splitmix64(z: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
-def _row_hash(X: np.ndarray) -> np.ndarray:
+def row_hash(X: np.ndarray) -> np.ndarray:
     """A 64-bit hash of each row's float64 bit patterns (-0.0 counted as 0.0)."""
     bits = np.ascontiguousarray(X + 0.0).view(np.uint64)
     h = np.zeros(X.shape[0], dtype=np.uint64)
@@ -338,7 +321,7 @@ def _row_hash(X: np.ndarray) -> np.ndarray:
     return h
 
 
-def _hashed_exponential(point_hash, node, seed) -> np.ndarray:
+def hashed_exponential(point_hash, node, seed) -> np.ndarray:
     """Exp(1) variates determined by (seed, node, point): counter-based randomness."""
     z = _splitmix64(point_hash ^ _splitmix64(node.astype(np.uint64) ^ seed))
     u = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53 + 2.0**-54  # in (0, 1)
@@ -382,9 +365,9 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
     -------
     MondrianTrees
     """
-    X = _check_points(X)
-    n_trees = _as_count(n_trees, "n_trees")
-    lifetime = _as_lifetime(lifetime)
+    X = check_points(X)
+    n_trees = as_count(n_trees, "n_trees")
+    lifetime = as_lifetime(lifetime)
     check_tree_budget(X, n_trees, lifetime)
     rng = check_random_state(random_state)
     n, dim = X.shape

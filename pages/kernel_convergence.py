@@ -1,14 +1,31 @@
 """Kernel convergence: the Mondrian kernel against the Laplace kernel.
 
 Widgets, layout and text only; the numbers come from ``mondrian_core.kernel`` and
-``mondrian_core.kernel_convergence``, the charts from ``mondrian_core.figures.kernel``.
+``mondrian_core.experiments.kernel_convergence``, the charts from ``mondrian_core.figures.kernel``.
 """
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
+from explorer_ui.navigation import require_app_navigation
+from explorer_ui.widgets import (
+    page_header,
+    seed_control,
+    show_figure,
+    url_choice,
+    url_slider,
+    user_errors,
+)
 from mondrian_core import datasets as ds
+from mondrian_core.experiments.kernel_convergence import (
+    feature_counts,
+    kernel_error_curves,
+    kernel_slice,
+    laplace_link_pairs,
+    ridge_rmse_curves,
+    serpentine_order,
+)
 from mondrian_core.figures.kernel import (
     kernel_error_figure,
     kernel_heatmaps_figure,
@@ -17,16 +34,8 @@ from mondrian_core.figures.kernel import (
     ridge_rmse_figure,
 )
 from mondrian_core.kernel import MondrianFeatures, laplace_kernel
-from mondrian_core.kernel_convergence import (
-    feature_counts,
-    kernel_error_curves,
-    kernel_slice,
-    laplace_link_pairs,
-    ridge_rmse_curves,
-    serpentine_order,
-)
-from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
-                          user_errors)
+
+require_app_navigation()
 
 
 @st.cache_data(max_entries=20, show_spinner=False)

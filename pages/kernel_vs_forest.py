@@ -5,13 +5,23 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
+from explorer_ui.navigation import require_app_navigation
+from explorer_ui.widgets import (
+    page_header,
+    seed_control,
+    show_figure,
+    url_choice,
+    url_number,
+    url_slider,
+    user_errors,
+)
 from mondrian_core import datasets
 from mondrian_core.errors import InputError
+from mondrian_core.experiments.kernel_vs_forest import kernel_forest_weights, kernel_vs_forest_path
 from mondrian_core.figures import forest as figs
-from mondrian_core.kernel_vs_forest import kernel_forest_weights, kernel_vs_forest_path
-from pages.common import (page_header, seed_control, show_figure, url_choice, url_number,
-                          url_slider, user_errors)
-from pages.common_data import REGRESSION_KINDS, data_params, data_source_picker
+
+require_app_navigation()
 
 MAX_POINTS = 3000
 

@@ -5,12 +5,25 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.navigation import require_app_navigation
+from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split
+from explorer_ui.widgets import (
+    page_header,
+    show_figure,
+    url_choice,
+    url_number,
+    url_slider,
+    user_errors,
+)
 from mondrian_core import lifetime_posterior
-from mondrian_core.figures.sweep import (fitted_function_1d, lifetime_density,
-                                         log_marginal_likelihood_vs_lifetime)
+from mondrian_core.figures.sweep import (
+    fitted_function_1d,
+    lifetime_density,
+    log_marginal_likelihood_vs_lifetime,
+)
 from mondrian_core.posterior import make_prior
-from pages.common import page_header, show_figure, url_choice, url_number, url_slider, user_errors
-from pages.sweep_common import figure_params, model_controls, pick_data, run_sweep, show_split
+
+require_app_navigation()
 
 page_header(
     "Lifetime posterior",

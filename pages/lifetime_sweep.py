@@ -5,12 +5,27 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from mondrian_core.figures.sweep import (error_vs_time, fitted_function_1d, n_features_vs_lifetime,
-                                         prediction_surface_2d, rmse_vs_lifetime, tree_cut_segments)
-from mondrian_core.width_search import figure8_traces
-from pages.common import page_header, show_figure, url_positive_float, user_errors
-from pages.sweep_common import (cached_with_progress, figure_params, model_controls, pick_data,
-                                run_sweep, show_split)
+from explorer_ui.navigation import require_app_navigation
+from explorer_ui.sweep import (
+    cached_with_progress,
+    figure_params,
+    model_controls,
+    pick_data,
+    run_sweep,
+    show_split,
+)
+from explorer_ui.widgets import page_header, show_figure, url_positive_float, user_errors
+from mondrian_core.experiments.width_search import figure8_traces
+from mondrian_core.figures.sweep import (
+    error_vs_time,
+    fitted_function_1d,
+    n_features_vs_lifetime,
+    prediction_surface_2d,
+    rmse_vs_lifetime,
+    tree_cut_segments,
+)
+
+require_app_navigation()
 
 page_header(
     "Lifetime sweep",

@@ -7,13 +7,34 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mondrian_core import (expected_cells, extension_chain, first_cut_check,
-                           projectivity_check, sample_mondrian_process)
-from mondrian_core.figures.process import (MAX_LABELLED_CUTS, extension_figure,
-                                           first_cut_figure, growth_figure,
-                                           projectivity_figure)
-from pages.common import (page_header, section_errors, seed_control, show_figure,
-                          url_choice, url_range, url_slider, url_toggle, user_errors)
+from explorer_ui.navigation import require_app_navigation
+from explorer_ui.widgets import (
+    page_header,
+    section_errors,
+    seed_control,
+    show_figure,
+    url_choice,
+    url_range,
+    url_slider,
+    url_toggle,
+    user_errors,
+)
+from mondrian_core import (
+    expected_cells,
+    extension_chain,
+    first_cut_check,
+    projectivity_check,
+    sample_mondrian_process,
+)
+from mondrian_core.figures.process import (
+    MAX_LABELLED_CUTS,
+    extension_figure,
+    first_cut_figure,
+    growth_figure,
+    projectivity_figure,
+)
+
+require_app_navigation()
 
 # ----------------------------------------------------------------- cached core calls
 
@@ -155,7 +176,6 @@ def growth_view(width: float, height: float, lifetime: float, seed: int) -> None
 @st.fragment
 def clocks_view(width: float, height: float, lifetime: float, seed: int) -> None:
     """The competing-clocks check."""
-    sample = _sample(width, height, lifetime, seed)
     a, b = _section("Competing clocks, checked")
     with b:
         n_clock = url_choice("Samples", "nclock", ["500", "2000", "10000"], default="2000",

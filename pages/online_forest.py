@@ -4,13 +4,23 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.data import PLANE_KINDS, data_params, data_source_picker
+from explorer_ui.navigation import require_app_navigation
+from explorer_ui.widgets import (
+    page_header,
+    seed_control,
+    show_figure,
+    url_choice,
+    url_slider,
+    url_toggle,
+    user_errors,
+)
 from mondrian_core import datasets
 from mondrian_core.errors import InputError
+from mondrian_core.experiments.online import online_run, uncertainty_maps
 from mondrian_core.figures import forest as figs
-from mondrian_core.online import online_run, uncertainty_maps
-from pages.common_data import PLANE_KINDS, data_params, data_source_picker
-from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
-                          url_toggle, user_errors)
+
+require_app_navigation()
 
 #: Training regions for the uncertainty maps, as fractions of the data's bounding box.
 REGIONS = {
@@ -119,7 +129,8 @@ def growing_tree():
                     params={**run_params, "step": step + 1})
         best = {k: v[step] for k, v in run.scores.items()}
         st.caption(
-            f"{run.score_name[0].upper() + run.score_name[1:]} on the {data.n_samples - len(train.X)} held-out "
+            f"{run.score_name[0].upper() + run.score_name[1:]} on the "
+            f"{data.n_samples - len(train.X)} held-out "
             f"points (30% of the set) after {seen} points: "
             + ", ".join(f"{k} {v:.3f}" for k, v in best.items())
             + ". RandomForest and ExtraTrees are retrained from scratch on all points so far "

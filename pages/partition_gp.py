@@ -8,18 +8,38 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.data import data_params, data_source_picker
+from explorer_ui.navigation import require_app_navigation
+from explorer_ui.widgets import (
+    page_header,
+    seed_control,
+    show_figure,
+    url_choice,
+    url_slider,
+    user_errors,
+)
 from mondrian_core import BUNDLED_DATASETS, toy_jumps_1d, train_val_test_split
 from mondrian_core.datasets import toy_jumps_function
-from mondrian_core.figures.gp import (cg_convergence_figure, comparison_figure,
-                                      kernel_heatmaps_figure, kernel_pca_figure,
-                                      partition_count_figure, posterior_panels_figure)
-from mondrian_core.gp_experiments import (PARTITION_KERNELS, cg_histories, compare_kernels,
-                                          fitted_partitions, kernel_pca_embeddings,
-                                          partition_count_curves, posterior_curves,
-                                          sorted_kernel_matrix)
-from pages.common import (page_header, seed_control, show_figure, url_choice, url_slider,
-                          user_errors)
-from pages.common_data import data_params, data_source_picker
+from mondrian_core.experiments.gp_experiments import (
+    PARTITION_KERNELS,
+    cg_histories,
+    compare_kernels,
+    fitted_partitions,
+    kernel_pca_embeddings,
+    partition_count_curves,
+    posterior_curves,
+    sorted_kernel_matrix,
+)
+from mondrian_core.figures.gp import (
+    cg_convergence_figure,
+    comparison_figure,
+    kernel_heatmaps_figure,
+    kernel_pca_figure,
+    partition_count_figure,
+    posterior_panels_figure,
+)
+
+require_app_navigation()
 
 KERNELS = list(PARTITION_KERNELS)
 BASELINES = ["RBF", "RBF-ARD", "Linear"]

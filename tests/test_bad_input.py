@@ -19,7 +19,6 @@ import math
 import pickle
 
 import numpy as np
-import pandas as pd
 import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, example, given, settings
@@ -27,9 +26,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import mondrian_core as mc
-from mondrian_core import InputError
+from mondrian_core import InputError, sweep
 from mondrian_core import datasets as ds
-from mondrian_core import sweep
 from mondrian_core.trees import check_tree_budget
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True,
@@ -162,7 +160,7 @@ BAD_CSVS = [
     ("ragged: long rows", GOOD + b"1,2,3,4,5\n", "as many fields as the header"),
     ("ragged: short rows", b"a,b,y\n" + b"1,2\n" * 15, "'y' have no numeric values"),
     ("unclosed quote", b'a,b,y\n"1,2,3\n' + GOOD[6:], "as many fields"),
-    ("non-UTF-8 (latin-1)", "a,b,y\n".encode() + "é,1,2\n".encode("latin-1") + GOOD[6:],
+    ("non-UTF-8 (latin-1)", b"a,b,y\n" + "é,1,2\n".encode("latin-1") + GOOD[6:],
      "CSV UTF-8"),
     ("UTF-16 with BOM", GOOD.decode().encode("utf-16"), "CSV UTF-8"),
     ("binary (NUL bytes)", b"a,b\n1,\x002\n" * 15, "export the table as CSV"),
@@ -196,8 +194,9 @@ def test_the_server_upload_limit_matches_the_core_limit():
     """Streamlit refuses files above server.maxUploadSize (MiB) with its own message naming
     the limit; set to the core's 20 MB, so a file that passes the browser is at most 5%
     (MB vs MiB) over CSV_MAX_BYTES, and the core names the same limit."""
-    import tomllib
     from pathlib import Path
+
+    import tomllib
 
     config = tomllib.loads((Path(__file__).parents[1] / ".streamlit" / "config.toml").read_text())
     limit_mib = config["server"]["maxUploadSize"]
@@ -584,7 +583,7 @@ def fitted_models():
 @given(point=st.lists(st.floats(-1.7e308, 1.7e308), min_size=2, max_size=2))
 @example(point=[1.7e308, 0.5])  # the forest's std was NaN (z = inf in its moments)
 def test_predictions_at_new_points_anywhere_are_finite_or_refused(point):
-    for name, predict in fitted_models().items():
-        result = outcome(lambda: predict(np.array([point])))
+    for predict in fitted_models().values():
+        result = outcome(lambda predict=predict: predict(np.array([point])))
         if not isinstance(result, InputError):
             finite(*(result if isinstance(result, tuple) else (result,)))

@@ -303,7 +303,7 @@ def test_csv_nan_inf_rows_are_counted_and_dropped():
     (b"a,b\n" + b"1,2\n" * 20, dict(max_bytes=50), "larger than"),
     (b"a,b\n" + b"1,2\n" * 30, dict(max_rows=20), "more than 20 rows"),
     (b"a,b,a\n" + b"1,2,3\n" * 20, {}, "repeats 'a'"),
-    ("a,b\n".encode() + "é,1\n".encode("latin-1") + b"1,2\n" * 20, {}, "not UTF-8"),
+    (b"a,b\n" + "é,1\n".encode("latin-1") + b"1,2\n" * 20, {}, "not UTF-8"),
     (b"a,b\n1,\x002\n" + b"1,2\n" * 20, {}, "binary"),
     (b"abc\n" + b"1\n" * 20, {}, "only one column"),
     (b"a,b\n" + b"1,2\n" * 5, {}, "at least 10"),

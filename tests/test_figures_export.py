@@ -8,8 +8,14 @@ import sys
 import plotly.graph_objects as go
 import pytest
 
-from mondrian_core.figures.export import (FORMATS, MAX_NAME, figure_filename, figure_size,
-                                          static_figure, toolbar_config)
+from mondrian_core.figures.export import (
+    FORMATS,
+    MAX_NAME,
+    figure_filename,
+    figure_size,
+    static_figure,
+    toolbar_config,
+)
 
 
 def test_filename_says_page_chart_seed_and_parameters():
@@ -69,7 +75,7 @@ def test_static_figure_drops_animation_and_keeps_data():
 def test_core_imports_without_playwright():
     """The export module imports Playwright only when rendering."""
     code = ("import sys; sys.modules['playwright'] = None; "
-            "import mondrian_core.figures.export, mondrian_core.figures.paper; print('ok')")
+            "import mondrian_core.figures.export, mondrian_core.paper; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"

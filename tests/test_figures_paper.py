@@ -1,4 +1,4 @@
-"""The paper-figure recipes (mondrian_core.figures.paper) without a browser: each builds
+"""The paper-figure recipes (mondrian_core.paper) without a browser: each builds
 a plotly figure with data from the pages' builders; --only selection; the progress bar
 and the index. Rendering to files: tests/e2e/test_paper_figures.py."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import io
 import plotly.graph_objects as go
 import pytest
 
-from mondrian_core.figures import paper
+from mondrian_core.paper import recipes as paper
 
 
 def _points(trace) -> int:

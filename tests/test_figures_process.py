@@ -2,11 +2,21 @@
 import numpy as np
 import pytest
 
-from mondrian_core import (extension_chain, first_cut_check, projectivity_check,
-                           sample_mondrian_process)
-from mondrian_core.figures.process import (MAX_LABELLED_CUTS, extension_figure,
-                                           extension_parts, first_cut_figure, growth_figure,
-                                           projectivity_figure, tree_layout)
+from mondrian_core import (
+    extension_chain,
+    first_cut_check,
+    projectivity_check,
+    sample_mondrian_process,
+)
+from mondrian_core.figures.process import (
+    MAX_LABELLED_CUTS,
+    extension_figure,
+    extension_parts,
+    first_cut_figure,
+    growth_figure,
+    projectivity_figure,
+    tree_layout,
+)
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,16 @@ import pytest
 from scipy import stats
 
 from mondrian_core import InputError, MondrianForestClassifier, MondrianForestRegressor
-from mondrian_core.forest import (INSERT_ABOVE, NO_CHANGE, SPLIT_LEAF, EXTEND, _TreeStore,
-                                  _Uniforms, _truncated_exp_moments, _expected_discount)
+from mondrian_core.forest.tree_store import (
+    EXTEND,
+    INSERT_ABOVE,
+    NO_CHANGE,
+    SPLIT_LEAF,
+    TreeStore,
+    UniformStream,
+    expected_discount,
+    truncated_exp_moments,
+)
 
 
 def _data(n=60, seed=0):
@@ -32,11 +40,11 @@ def test_truncated_exponential_moments_match_quadrature():
         u = np.linspace(0, 1, 200_001)
         dens = z * np.exp(-z * u)
         dens /= np.trapezoid(dens, u)
-        eu, eu2 = _truncated_exp_moments(np.array([z]))
+        eu, eu2 = truncated_exp_moments(np.array([z]))
         assert eu[0] == pytest.approx(np.trapezoid(u * dens, u), rel=1e-6, abs=1e-9)
         assert eu2[0] == pytest.approx(np.trapezoid(u**2 * dens, u), rel=1e-6, abs=1e-9)
         w = 1.7
-        ed = _expected_discount(np.array([z]), np.array([w]))
+        ed = expected_discount(np.array([z]), np.array([w]))
         assert ed[0] == pytest.approx(np.trapezoid(np.exp(-w * u) * dens, u), rel=1e-6)
 
 
@@ -55,16 +63,16 @@ def test_online_tree_invariants():
         assert a["stats"][a["roots"][m], 0] == len(X)
         inner = ids[~a["is_leaf"][ids]]
         for j in inner:
-            l, r = a["left"][j], a["right"][j]
+            left, r = a["left"][j], a["right"][j]
             # split times increase down the tree and stay below the lifetime
             assert a["birth"][j] < a["split_time"][j] < f.lifetime
-            assert a["split_time"][j] < min(a["end"][l], a["end"][r]) + 1e-15
+            assert a["split_time"][j] < min(a["end"][left], a["end"][r]) + 1e-15
             d, loc = a["split_dim"][j], a["split_loc"][j]
-            assert a["upper"][l, d] <= loc < a["lower"][r, d]      # the split separates
-            np.testing.assert_allclose(a["stats"][j], a["stats"][l] + a["stats"][r])
+            assert a["upper"][left, d] <= loc < a["lower"][r, d]      # the split separates
+            np.testing.assert_allclose(a["stats"][j], a["stats"][left] + a["stats"][r])
             # a node's box is the bounding box of its children
-            np.testing.assert_allclose(a["lower"][j], np.minimum(a["lower"][l], a["lower"][r]))
-            np.testing.assert_allclose(a["upper"][j], np.maximum(a["upper"][l], a["upper"][r]))
+            np.testing.assert_allclose(a["lower"][j], np.minimum(a["lower"][left], a["lower"][r]))
+            np.testing.assert_allclose(a["upper"][j], np.maximum(a["upper"][left], a["upper"][r]))
 
 
 def test_operations_are_the_three_of_the_slides():
@@ -202,7 +210,7 @@ def test_closed_form_average_over_extensions_matches_monte_carlo(smoothing):
     n = 4000
     samples_mean = np.empty(n)
     samples_second = np.empty(n)
-    uniforms = _Uniforms(rng)
+    uniforms = UniformStream(rng)
     for s in range(n):
         g = copy.copy(f)
         g.trees_ = copy.deepcopy(f.trees_)
@@ -247,7 +255,7 @@ def test_predictive_std_grows_away_from_the_data(smoothing):
 
 def _hand_tree():
     """One tree: root cut at t=0.5 (x0 <= 0.5); left leaf labels [2, 1], right leaf [0, 3]."""
-    store = _TreeStore(1, 2, 2.0, 2)
+    store = TreeStore(1, 2, 2.0, 2)
     store.roots = [0]
     store.tree = [0, 0, 0]
     store.parent = [-1, 0, 0]

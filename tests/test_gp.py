@@ -2,8 +2,14 @@
 import numpy as np
 import pytest
 
-from mondrian_core import (FastClusterPartitions, InputError, PartitionAlgebra, PartitionGP,
-                           PartitionKernelPCA, RandomForestPartitions)
+from mondrian_core import (
+    FastClusterPartitions,
+    InputError,
+    PartitionAlgebra,
+    PartitionGP,
+    PartitionKernelPCA,
+    RandomForestPartitions,
+)
 from mondrian_core.gp import cg_residual_history
 from mondrian_core.partitions import MondrianPartitions
 

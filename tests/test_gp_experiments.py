@@ -1,4 +1,4 @@
-"""mondrian_core.gp_experiments.partition_count_curves (the Random Forest kernel paper's
+"""mondrian_core.experiments.gp_experiments.partition_count_curves (the Random Forest kernel paper's
 Figure 5) and its builder mondrian_core.figures.gp.partition_count_figure."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputError
+from mondrian_core.experiments.gp_experiments import compare_kernels, partition_count_curves
 from mondrian_core.figures.gp import partition_count_figure
-from mondrian_core.gp_experiments import compare_kernels, partition_count_curves
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of ``mondrian_core.kernel`` and ``mondrian_core.kernel_convergence``.
+"""Tests of ``mondrian_core.kernel`` and ``mondrian_core.experiments.kernel_convergence``.
 
 Tolerances come from the estimators' exact variances per tree / grid / frequency:
 * Mondrian kernel and random binning: each member is a Bernoulli(k) indicator,
@@ -20,11 +20,17 @@ from mondrian_core import (
     MondrianFeatures,
     RandomBinningFeatures,
     RandomFourierFeatures,
-    kernel_error_curves,
     laplace_kernel,
-    ridge_rmse_curves,
 )
 from mondrian_core.errors import InputError
+from mondrian_core.experiments.kernel_convergence import (
+    METHODS,
+    kernel_error_curves,
+    kernel_slice,
+    laplace_link_pairs,
+    ridge_rmse_curves,
+    serpentine_order,
+)
 from mondrian_core.figures.kernel import (
     kernel_error_figure,
     kernel_heatmaps_figure,
@@ -33,12 +39,6 @@ from mondrian_core.figures.kernel import (
     ridge_rmse_figure,
 )
 from mondrian_core.kernel import block_one_hot_columns
-from mondrian_core.kernel_convergence import (
-    METHODS,
-    kernel_slice,
-    laplace_link_pairs,
-    serpentine_order,
-)
 
 LIFETIME = 2.0
 X4 = np.array([[0.1, 0.2], [0.3, 0.25], [0.8, 0.6], [0.15, 0.9]])
@@ -260,7 +260,11 @@ def test_slice_link_order_and_figures():
 
 
 def test_nested_features_and_primal_equals_dual():
-    from mondrian_core.kernel_convergence import _krr_predict, _nested_features, _ridge_predict
+    from mondrian_core.experiments.kernel_convergence import (
+        _krr_predict,
+        _nested_features,
+        _ridge_predict,
+    )
 
     rng = np.random.default_rng(12)
     X, Xt = rng.random((40, 2)), rng.random((15, 2)) * 1.2

@@ -5,15 +5,19 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from mondrian_core.kernel_vs_forest import (fit_forest_weights, fit_kernel_weights, objectives,
-                                            tree_predictions)
+from mondrian_core.experiments.kernel_vs_forest import (
+    fit_forest_weights,
+    fit_kernel_weights,
+    objectives,
+    tree_predictions,
+)
 
 
 def _features(N=50, M=4, seed=0):
     """Normalised one-hot cell features of M random partitions (cells per tree in column blocks)."""
     rng = np.random.default_rng(seed)
     cols, offset, per_tree = [], 0, []
-    for m in range(M):
+    for _ in range(M):
         k = rng.integers(3, 9)
         labels = rng.integers(0, k, N)
         _, labels = np.unique(labels, return_inverse=True)   # non-empty cells only
@@ -105,7 +109,10 @@ def test_forest_fit_on_mondrian_features_is_the_mondrian_forest():
 
 
 def test_path_and_weights_use_the_same_samples():
-    from mondrian_core import kernel_forest_weights, kernel_vs_forest_path
+    from mondrian_core.experiments.kernel_vs_forest import (
+        kernel_forest_weights,
+        kernel_vs_forest_path,
+    )
 
     rng = np.random.default_rng(5)
     X, Xt = rng.random((60, 2)), rng.random((30, 2))

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from mondrian_core.datasets import regression_surface_2d, two_moons
+from mondrian_core.experiments.online import online_run, uncertainty_maps
 from mondrian_core.figures import forest as figs
-from mondrian_core.online import online_run, uncertainty_maps
 
 
 def test_online_run_records_every_batch():

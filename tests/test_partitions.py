@@ -4,9 +4,13 @@ import pytest
 from scipy import stats
 from sklearn.tree import DecisionTreeRegressor
 
-from mondrian_core import FastClusterPartitions, InputError, PartitionAlgebra, RandomForestPartitions
-from mondrian_core.partitions import MondrianPartitions
-from mondrian_core.partitions import ancestors_at_depth, tree_parent_depth
+from mondrian_core import (
+    FastClusterPartitions,
+    InputError,
+    PartitionAlgebra,
+    RandomForestPartitions,
+)
+from mondrian_core.partitions import MondrianPartitions, ancestors_at_depth, tree_parent_depth
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,22 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mondrian_core import (InputError, MondrianSample, expected_cells, extend_mondrian,
-                           first_cut_check, max_lifetime, projectivity_check,
-                           sample_mondrian_process)
-from mondrian_core.process import (_forest, forest_cell_counts, restricted_cell_counts,
-                                   two_sample_count_pvalue)
+from mondrian_core import (
+    InputError,
+    MondrianSample,
+    expected_cells,
+    extend_mondrian,
+    first_cut_check,
+    max_lifetime,
+    projectivity_check,
+    sample_mondrian_process,
+)
+from mondrian_core.process import (
+    forest_cell_counts,
+    grow_forest,
+    restricted_cell_counts,
+    two_sample_count_pvalue,
+)
 
 ALPHA = 1e-3
 
@@ -221,11 +232,11 @@ def test_restriction_keeps_exactly_the_cuts_that_cross_the_sub_box():
 
 def test_fast_restricted_counts_equal_restrict():
     rng = np.random.default_rng(9)
-    arrays = _forest(np.zeros(2), np.ones(2), 5.0, 30, rng)
+    arrays = grow_forest(np.zeros(2), np.ones(2), 5.0, 30, rng)
     sub_lo, sub_hi = np.array([0.1, 0.4]), np.array([0.6, 0.8])
     fast = restricted_cell_counts(arrays, 30, sub_lo, sub_hi)
     rng = np.random.default_rng(10)
-    for k in range(5):
+    for _ in range(5):
         s = sample_mondrian_process([0, 0], [1, 1], 5.0, rng)
         big = _forest_from_sample(s)
         assert restricted_cell_counts(big, 1, sub_lo, sub_hi)[0] == s.restrict(sub_lo,

@@ -195,8 +195,8 @@ def test_apply_placement_independent_of_other_rows(small):
     np.testing.assert_array_equal(n3, nodes[:, [7, 2, 5]])
     np.testing.assert_array_equal(b3, branched[:, [7, 2, 5]])
     # the hashed clocks are Exp(1): one draw per (tree, point) at the roots
-    from mondrian_core.trees import _hashed_exponential, _row_hash
-    e = _hashed_exponential(np.repeat(_row_hash(Xn), 200), np.tile(np.arange(200), 12),
+    from mondrian_core.trees import hashed_exponential, row_hash
+    e = hashed_exponential(np.repeat(row_hash(Xn), 200), np.tile(np.arange(200), 12),
                             np.uint64(5))
     assert stats.kstest(e, "expon").pvalue > 1e-3
 

@@ -2,7 +2,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from mondrian_core.width_search import doubling_bisection_search, ridge_validation_rmse
+from mondrian_core.experiments.width_search import doubling_bisection_search, ridge_validation_rmse
 
 
 def test_search_brackets_then_bisects_towards_the_minimum():

@@ -8,8 +8,18 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures.theme import (BLACK, BLUE, GREY, LIGHT_GREY, RED, SERIES, SEQUENTIAL,
-                                         YELLOW, legend_below, styled)
+from mondrian_core.figures.theme import (
+    BLACK,
+    BLUE,
+    GREY,
+    LIGHT_GREY,
+    RED,
+    SEQUENTIAL,
+    SERIES,
+    YELLOW,
+    legend_below,
+    styled,
+)
 from mondrian_core.forest import EXTEND, INSERT_ABOVE, NO_CHANGE, OPERATION_NAMES, SPLIT_LEAF
 
 KERNEL_COLOUR, FOREST_COLOUR = BLUE, RED

@@ -10,8 +10,16 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures.theme import (BLACK, BLUE, GREY, RED, SEQUENTIAL, SERIES, legend_below,
-                                         styled)
+from mondrian_core.figures.theme import (
+    BLACK,
+    BLUE,
+    GREY,
+    RED,
+    SEQUENTIAL,
+    SERIES,
+    legend_below,
+    styled,
+)
 
 __all__ = ["posterior_panels_figure", "kernel_heatmaps_figure", "cg_convergence_figure",
            "comparison_figure", "kernel_pca_figure", "partition_count_figure"]
@@ -169,7 +177,7 @@ def partition_count_figure(curves: dict, *, dataset_name: str = "", height=380) 
     number of partitions m, one line per kernel (Figure 5).
 
     ``curves``: ``{kernel: {"m", "test_log_lik", "mse"}}`` as from
-    :func:`mondrian_core.gp_experiments.partition_count_curves`.
+    :func:`mondrian_core.experiments.gp_experiments.partition_count_curves`.
     """
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=["mean test log-likelihood (higher is better)",

@@ -17,8 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures.theme import (BLACK, BLUE, GREY, LIGHT_GREY, RED, WHITE, YELLOW,
-                                         styled)
+from mondrian_core.figures.theme import BLACK, BLUE, GREY, LIGHT_GREY, RED, WHITE, YELLOW, styled
 
 #: Fill colours of cells (white cells are left unfilled; black is kept for the cuts).
 _FILLS = [RED, BLUE, YELLOW, LIGHT_GREY]

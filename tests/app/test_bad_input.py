@@ -22,7 +22,7 @@ from tests.test_bad_input import ACTIONS, BAD_CSVS, malformed_csv
 def picker_script():
     import streamlit as st
 
-    from pages.common_data import data_source_picker
+    from explorer_ui.data import data_source_picker
 
     data = data_source_picker("data", kinds=("jumps", "csv"), default="csv", container=st.sidebar)
     st.markdown(f"shape={data.X.shape}")
@@ -129,7 +129,7 @@ PAGE_CASES = [
     ("pages/lifetime_sweep.py", {"data_src": "csv", "trees": "10"},
      b"a,b\n" + b"1,2\n" * 5, "at least 10"),
     ("pages/lifetime_sweep.py", {"data_src": "csv", "trees": "10"},
-     "a,b\n".encode() + "é,1\n".encode("latin-1"), "CSV UTF-8"),
+     b"a,b\n" + "é,1\n".encode("latin-1"), "CSV UTF-8"),
     ("pages/lifetime_posterior.py", {"data_src": "csv", "trees": "10"},
      b"\xef\xbb\xbfa;a;y\n" + b"1;2;3\n" * 12, "Rename the duplicates"),
     ("pages/kernel_vs_forest.py", {"data_src": "csv", "trees": "5"},

@@ -1,18 +1,18 @@
-"""AppTest of the shared data-source picker (pages/common_data.py) in a tiny script."""
+"""AppTest of the shared data-source picker (explorer_ui/data.py) in a tiny script."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages.common_data import REGRESSION_KINDS, PLANE_KINDS, SOURCE_LABELS
+from explorer_ui.data import PLANE_KINDS, REGRESSION_KINDS, SOURCE_LABELS
 from tests.app.conftest import assert_clean
 
 
 def picker_script():
     import streamlit as st
 
-    from pages.common_data import SOURCE_LABELS, data_source_picker
+    from explorer_ui.data import SOURCE_LABELS, data_source_picker
 
     data = data_source_picker("data", kinds=tuple(SOURCE_LABELS), container=st.sidebar,
                               standardize_target=True)

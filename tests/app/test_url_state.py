@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app import (test_kernel_convergence, test_kernel_vs_forest, test_lifetime_posterior,
-                       test_lifetime_sweep, test_online_forest)
+from tests.app import (
+    test_kernel_convergence,
+    test_kernel_vs_forest,
+    test_lifetime_posterior,
+    test_lifetime_sweep,
+    test_online_forest,
+)
 from tests.app.conftest import assert_clean, run_page
 
 #: page -> query values that keep its AppTest runs small (left out of the hostile run)

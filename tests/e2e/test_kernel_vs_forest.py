@@ -1,7 +1,7 @@
 """Real browser: the kernel-vs-forest page renders; moving the lifetime changes the histograms."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app, step_slider
+from tests.e2e.conftest import assert_no_exception, screenshot, step_slider, wait_for_app
 
 pytestmark = pytest.mark.e2e
 

@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from mondrian_core.figures import paper
 from mondrian_core.figures.export import figure_size, static_figure
+from mondrian_core.paper import recipes as paper
 from tests.e2e.conftest import CHROMIUM, ROOT, png_size
 
 pytestmark = pytest.mark.e2e
@@ -21,7 +21,7 @@ CHOSEN = ["mondrian-kernel-fig5", "rf-kernel-fig5"]
 def test_quick_command_writes_png_and_svg(tmp_path):
     out = tmp_path / "figs"
     run = subprocess.run(
-        [sys.executable, "-m", "mondrian_core.figures.paper", "--quick", "--out", str(out),
+        [sys.executable, "-m", "mondrian_core.paper", "--quick", "--out", str(out),
          "--only", *CHOSEN], cwd=ROOT, capture_output=True, text=True, timeout=300,
         env={**os.environ, "CHROMIUM_PATH": CHROMIUM})
     assert run.returncode == 0, run.stderr

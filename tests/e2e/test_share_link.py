@@ -2,8 +2,13 @@
 picture in another browser session (a lecturer's link, a student's screen)."""
 import pytest
 
-from tests.e2e.conftest import (assert_no_exception, chart_fingerprints, screenshot,
-                                step_slider, wait_for_app)
+from tests.e2e.conftest import (
+    assert_no_exception,
+    chart_fingerprints,
+    screenshot,
+    step_slider,
+    wait_for_app,
+)
 
 pytestmark = pytest.mark.e2e
 

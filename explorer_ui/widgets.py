@@ -266,17 +266,3 @@ def section_errors():
         yield
     except InputError as err:
         st.error(str(err))
-
-
-# A page link opened on a freshly started server: Streamlit sees the ``pages/`` folder
-# and runs the page file on its own (legacy multipage mode), without app.py's
-# navigation, layout and theme. Switch to app.py's st.navigation and run again.
-def _leave_legacy_pages_mode() -> None:
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
-_leave_legacy_pages_mode()

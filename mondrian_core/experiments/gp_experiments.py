@@ -23,14 +23,17 @@ import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct, WhiteKernel
-from threadpoolctl import threadpool_limits
 
-from mondrian_core._random import check_random_state
+from mondrian_core._blas import single_blas_thread
+from mondrian_core._validation import check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.gp import PartitionGP, PartitionKernelPCA, cg_residual_history
 from mondrian_core.partition_algebra import PartitionAlgebra
-from mondrian_core.partitions import (FastClusterPartitions, MondrianPartitions,
-                                      RandomForestPartitions)
+from mondrian_core.partitions import (
+    FastClusterPartitions,
+    MondrianPartitions,
+    RandomForestPartitions,
+)
 
 __all__ = ["PARTITION_KERNELS", "make_partitions", "posterior_curves", "sorted_kernel_matrix",
            "cg_histories", "compare_kernels", "fitted_partitions", "kernel_pca_embeddings", "fit_baseline_gp",
@@ -138,7 +141,7 @@ def posterior_curves(kind, X, y, grid, *, n_partitions=100, max_level=6, noise_v
     to use instead of drawing one (shared between views).
     """
     if kind == "RBF":
-        with threadpool_limits(limits=1, user_api="blas"):  # 1-D toy: small matrices
+        with single_blas_thread():  # 1-D toy: small matrices
             return _rbf_curves(X, y, grid, n_samples, random_state)
     P = _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions)
     gp = PartitionGP(P, noise_variance=noise_variance, fit_partitions=False).fit(X, y)
@@ -219,7 +222,8 @@ def compare_kernels(X_train, y_train, X_test, y_test, kernels, *, n_partitions=2
     variance by the evidence (:func:`select_noise_variance`; the Mondrian kernel also
     its lifetime, among ``lifetimes``); baselines ("RBF",
     "RBF-ARD", "Linear") optimise amplitude, length scales and noise by the
-    marginal likelihood (``n_restarts`` random restarts; the paper used 20). The test log-likelihood is the mean over test
+    marginal likelihood (``n_restarts`` random restarts; the paper used 20). The test
+    log-likelihood is the mean over test
     points of log N(y_i | mean_i, var_f(x_i) + noise) (units of y), the MSE that of
     the posterior mean. ``progress(fraction, text)`` is called after each kernel.
 

@@ -7,12 +7,13 @@ from collections import OrderedDict
 
 import streamlit as st
 
+from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
+from explorer_ui.widgets import seed_control, show_figure, url_number, url_slider
 from mondrian_core import lifetime_path
-from mondrian_core.sweep import lifetime_for_cells
 from mondrian_core.datasets import train_val_test_split
 from mondrian_core.figures.sweep import split_sizes
-from pages.common import seed_control, show_figure, url_number, url_slider
-from pages.common_data import REGRESSION_KINDS, data_params, data_source_picker
+from mondrian_core.sweep import lifetime_for_cells
+
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _split(_dataset, key, seed):

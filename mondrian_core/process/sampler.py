@@ -24,61 +24,16 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 
-from mondrian_core._random import check_random_state
+from mondrian_core._validation import as_box, as_lifetime, check_random_state, round_down
 from mondrian_core.errors import InputError
 
 #: Largest expected number of cells a single sample may have before we refuse.
 MAX_CELLS = 200_000
-#: Largest expected total number of cells of a Monte Carlo check (all samples).
-MAX_MONTE_CARLO_CELLS = 2_000_000
 
 
 # ----------------------------------------------------------------- validation
-
-
-def _as_box(lower, upper, name: str = "box") -> tuple[np.ndarray, np.ndarray]:
-    try:
-        lo = np.asarray(lower, dtype=float).reshape(-1)
-        hi = np.asarray(upper, dtype=float).reshape(-1)
-    except (TypeError, ValueError) as err:
-        raise InputError(f"The {name}'s corners must be numbers ({err}).") from None
-    if lo.size == 0 or lo.shape != hi.shape:
-        raise InputError(
-            f"The {name}'s lower and upper corners must be non-empty and of the same "
-            f"length (got {lo.size} and {hi.size})."
-        )
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
-        raise InputError(f"The {name}'s corners must be finite numbers.")
-    if np.any(hi < lo):
-        d = int(np.argmax(hi < lo))
-        raise InputError(
-            f"The {name}'s upper corner must not be below its lower corner "
-            f"(dimension {d}: {lo[d]:g} > {hi[d]:g})."
-        )
-    return lo, hi
-
-
-def _as_lifetime(lifetime) -> float:
-    try:
-        value = float(lifetime)
-    except (TypeError, ValueError):
-        raise InputError(f"The lifetime must be a number, got {lifetime!r}.") from None
-    if not math.isfinite(value) or value < 0:
-        raise InputError(f"The lifetime must be a finite number >= 0, got {lifetime!r}.")
-    return value
-
-
-def _as_count(value, name: str) -> int:
-    """A whole number >= 1 (a count of trees, samples, ...), else an InputError."""
-    try:
-        ok = not isinstance(value, bool) and int(value) == value and int(value) >= 1
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
-        raise InputError(f"{name} must be a whole number >= 1, got {value!r}.")
-    return int(value)
 
 
 def expected_cells(lower, upper, lifetime) -> float:
@@ -86,11 +41,11 @@ def expected_cells(lower, upper, lifetime) -> float:
 
     ``prod_d (1 + lifetime * a_d)`` for sides ``a_d`` (Balog et al. 2016, sec. 3).
     """
-    lo, hi = _as_box(lower, upper)
-    return _cells(lo, hi, _as_lifetime(lifetime))
+    lo, hi = as_box(lower, upper)
+    return cell_count(lo, hi, as_lifetime(lifetime))
 
 
-def _cells(lo, hi, lifetime: float) -> float:
+def cell_count(lo, hi, lifetime: float) -> float:
     with np.errstate(over="ignore"):  # inf: more than any limit
         return float(np.prod(1.0 + lifetime * (hi - lo)))
 
@@ -101,7 +56,7 @@ def max_lifetime(lower, upper, max_cells: float = MAX_CELLS) -> float:
     Solves ``prod_d (1 + L a_d) = max_cells`` for ``L`` (``inf`` for a box of
     zero linear dimension).
     """
-    lo, hi = _as_box(lower, upper)
+    lo, hi = as_box(lower, upper)
     sides = hi - lo
     if max_cells <= 1 or not np.any(sides > 0):
         return math.inf if not np.any(sides > 0) else 0.0
@@ -115,17 +70,10 @@ def max_lifetime(lower, upper, max_cells: float = MAX_CELLS) -> float:
                                  rtol=1e-12))
 
 
-def _round_down(value: float, digits: int = 3) -> float:
-    if value <= 0 or not math.isfinite(value):
-        return value
-    unit = 10.0 ** (math.floor(math.log10(value)) - digits + 1)
-    return math.floor(value / unit) * unit
-
-
-def _guard(lo, hi, lifetime: float, max_cells: float, what: str = "") -> None:
-    n = _cells(lo, hi, lifetime)
+def guard_cells(lo, hi, lifetime: float, max_cells: float, what: str = "") -> None:
+    n = cell_count(lo, hi, lifetime)
     if n > max_cells:
-        best = _round_down(max_lifetime(lo, hi, max_cells))
+        best = round_down(max_lifetime(lo, hi, max_cells))
         raise InputError(
             f"A Mondrian with lifetime {lifetime:g} on this box{what} has about {n:,.0f} "
             f"cells on average, more than the limit of {max_cells:,.0f}. Use a lifetime of "
@@ -136,7 +84,7 @@ def _guard(lo, hi, lifetime: float, max_cells: float, what: str = "") -> None:
 # ----------------------------------------------------------------- tree building
 
 
-class _Builder:
+class NodeBuilder:
     """Collects nodes in batches; node ids are assigned in the order of addition."""
 
     def __init__(self, dim: int):
@@ -215,7 +163,7 @@ def _draw_from_rates(rates, birth, rng):
     return time, k, offset
 
 
-def _grow(builder: _Builder, lower, upper, birth, parent, side, root, lifetime, rng,
+def grow(builder: NodeBuilder, lower, upper, birth, parent, side, root, lifetime, rng,
           max_depth: int | None = None) -> None:
     """Grow independent Mondrians from the given boxes (one per row), level by level.
 
@@ -296,7 +244,7 @@ class MondrianSample:
     source_node: np.ndarray = field(default=None)
 
     @classmethod
-    def _from_builder(cls, builder: _Builder, lower, upper, lifetime) -> "MondrianSample":
+    def _from_builder(cls, builder: NodeBuilder, lower, upper, lifetime) -> MondrianSample:
         a = builder.arrays()
         return cls(lower=lower, upper=upper, lifetime=lifetime, parent=a["parent"],
                    left=a["left"], right=a["right"], birth_time=a["birth_time"],
@@ -343,7 +291,7 @@ class MondrianSample:
     def _check_time(self, time) -> float:
         if time is None:
             return self.lifetime
-        t = _as_lifetime(time)
+        t = as_lifetime(time)
         if t > self.lifetime:
             raise InputError(f"The time must be in [0, {self.lifetime:g}] (the sample's "
                              f"lifetime), got {time!r}.")
@@ -371,20 +319,20 @@ class MondrianSample:
             level += 1
         return depth
 
-    def restrict(self, lower, upper) -> "MondrianSample":
+    def restrict(self, lower, upper) -> MondrianSample:
         """The sample seen on the sub-box ``[lower, upper]`` (projectivity, sec. 2.3).
 
         Cuts that cross the sub-box are kept (with their times); cuts that miss it
         are skipped, the sub-box staying on one side. The result is distributed as a
         Mondrian process on the sub-box with the same lifetime.
         """
-        lo, hi = _as_box(lower, upper, "sub-box")
+        lo, hi = as_box(lower, upper, "sub-box")
         if lo.size != self.dim:
             raise InputError(f"The sub-box must have {self.dim} dimensions, got {lo.size}.")
         if np.any(lo < self.lower) or np.any(hi > self.upper):
             raise InputError("The sub-box must lie inside the sample's box "
                              f"[{self.lower.tolist()}, {self.upper.tolist()}].")
-        builder = _Builder(self.dim)
+        builder = NodeBuilder(self.dim)
         # frontier: a node of the restriction waiting for the original node `orig`
         orig = np.array([0])
         f_lo, f_hi = lo[None, :].copy(), hi[None, :].copy()
@@ -429,7 +377,7 @@ class MondrianSample:
         return MondrianSample._from_builder(builder, lo, hi, self.lifetime)
 
     def extend(self, lower, upper, random_state=None, *, max_cells: float = MAX_CELLS
-               ) -> "MondrianSample":
+               ) -> MondrianSample:
         """Extend to the larger box ``[lower, upper]``; see :func:`extend_mondrian`."""
         return extend_mondrian(self, lower, upper, random_state, max_cells=max_cells)
 
@@ -467,18 +415,18 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
     Roy and Teh (2009), "The Mondrian Process". Balog, Lakshminarayanan, Ghahramani,
     Roy and Teh (2016), "The Mondrian Kernel", sec. 2.
     """
-    lo, hi = _as_box(lower, upper)
-    lifetime = _as_lifetime(lifetime)
-    _guard(lo, hi, lifetime, max_cells)
+    lo, hi = as_box(lower, upper)
+    lifetime = as_lifetime(lifetime)
+    guard_cells(lo, hi, lifetime, max_cells)
     rng = check_random_state(random_state)
-    builder = _Builder(lo.size)
-    _grow(builder, lo[None, :].copy(), hi[None, :].copy(), np.zeros(1), np.array([-1]),
+    builder = NodeBuilder(lo.size)
+    grow(builder, lo[None, :].copy(), hi[None, :].copy(), np.zeros(1), np.array([-1]),
           np.array([0]), np.array([0]), lifetime, rng)
     return MondrianSample._from_builder(builder, lo, hi, lifetime)
 
 
 def _containing_box(sample: MondrianSample, lower, upper):
-    lo, hi = _as_box(lower, upper, "new box")
+    lo, hi = as_box(lower, upper, "new box")
     if lo.size != sample.dim:
         raise InputError(f"The new box must have {sample.dim} dimensions, got {lo.size}.")
     if np.any(lo > sample.lower) or np.any(hi < sample.upper):
@@ -510,10 +458,10 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
     """
     lo, hi = _containing_box(sample, lower, upper)
     L = sample.lifetime
-    _guard(lo, hi, L, max_cells, " (the extended box)")
+    guard_cells(lo, hi, L, max_cells, " (the extended box)")
     rng = check_random_state(random_state)
     D = sample.dim
-    builder = _Builder(D)
+    builder = NodeBuilder(D)
     fresh = dict(lower=[], upper=[], birth=[], parent=[], side=[])
     old = np.array([0])
     f_lo, f_hi = lo[None, :].copy(), hi[None, :].copy()
@@ -574,196 +522,9 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
         if f["birth"].size:
             f["lower"] = f["lower"].reshape(-1, D)
             f["upper"] = f["upper"].reshape(-1, D)
-            _grow(builder, f["lower"], f["upper"], f["birth"], f["parent"],
+            grow(builder, f["lower"], f["upper"], f["birth"], f["parent"],
                   f["side"].astype(np.intp), np.zeros(f["birth"].size, np.intp), L, rng)
     return MondrianSample._from_builder(builder, lo, hi, L)
-
-
-# ----------------------------------------------------------------- Monte Carlo checks
-
-
-def _check_n_samples(n_samples) -> int:
-    return _as_count(n_samples, "The number of samples")
-
-
-def _forest(lo, hi, lifetime, n, rng, max_depth=None) -> dict:
-    """``n`` independent Mondrians on the same box, grown together (flat arrays)."""
-    builder = _Builder(lo.size)
-    _grow(builder, np.repeat(lo[None, :], n, 0), np.repeat(hi[None, :], n, 0), np.zeros(n),
-          np.full(n, -1), np.zeros(n, np.intp), np.arange(n), lifetime, rng,
-          max_depth=max_depth)
-    return builder.arrays()
-
-
-def _mc_guard(lo, hi, lifetime, n) -> None:
-    per = _cells(lo, hi, lifetime)
-    if n * per > MAX_MONTE_CARLO_CELLS:
-        most = max(1, int(MAX_MONTE_CARLO_CELLS // per))
-        raise InputError(
-            f"{n:,} samples of about {per:,.0f} cells each is too much work "
-            f"(limit {MAX_MONTE_CARLO_CELLS:,} cells in all). Use at most {most:,} samples, "
-            "or a smaller lifetime or box."
-        )
-
-
-@dataclass(frozen=True)
-class FirstCutCheck:
-    """The first cut of many independent Mondrians on one box (competing clocks).
-
-    ``times`` are ``inf`` where no cut appeared before the lifetime (censored);
-    ``dims`` and ``locations`` are ``-1`` / ``nan`` there. ``rate`` is the box's linear
-    dimension, ``side_proportions`` the sides divided by it. ``ks_pvalue`` tests the
-    observed times against ``Exp(rate)`` truncated to the lifetime, ``dim_pvalue``
-    (chi-square) the dimensions against ``side_proportions``, ``location_pvalue``
-    (KS) the locations, rescaled to ``[0, 1]`` along their side, against uniform.
-    """
-
-    lower: np.ndarray
-    upper: np.ndarray
-    lifetime: float
-    times: np.ndarray
-    dims: np.ndarray
-    locations: np.ndarray
-    rate: float
-    side_proportions: np.ndarray
-    ks_pvalue: float
-    dim_pvalue: float
-    location_pvalue: float
-
-    @property
-    def n_samples(self) -> int:
-        return int(self.times.size)
-
-    @property
-    def censored_fraction(self) -> float:
-        return float(np.mean(~np.isfinite(self.times)))
-
-
-def first_cut_check(lower, upper, lifetime, n_samples=2000, random_state=None) -> FirstCutCheck:
-    """Sample ``n_samples`` Mondrians on the box and test their first cut against theory.
-
-    The root of each sample is drawn by the same code as :func:`sample_mondrian_process`
-    (children are not grown, as only the first cut matters).
-    """
-    lo, hi = _as_box(lower, upper)
-    lifetime = _as_lifetime(lifetime)
-    n = _check_n_samples(n_samples)
-    _mc_guard(lo, hi, 0.0, n)  # only the roots are grown: about one cell per sample
-    rng = check_random_state(random_state)
-    a = _forest(lo, hi, lifetime, n, rng, max_depth=0)
-    root = a["parent"] < 0
-    times, dims, locs = a["split_time"][root], a["split_dim"][root], a["split_loc"][root]
-    sides = hi - lo
-    rate = float(sides.sum())
-    props = sides / rate if rate > 0 else np.zeros_like(sides)
-    seen = np.isfinite(times)
-    ks_p = dim_p = loc_p = float("nan")
-    if seen.sum() >= 2 and rate > 0:
-        norm = -math.expm1(-rate * lifetime)
-        ks_p = float(stats.kstest(times[seen],
-                                  lambda t: -np.expm1(-rate * np.asarray(t)) / norm).pvalue)
-        counts = np.bincount(dims[seen], minlength=sides.size)
-        pos = props > 0
-        if pos.sum() >= 2:
-            dim_p = float(stats.chisquare(counts[pos], props[pos] * seen.sum()).pvalue)
-        u = (locs[seen] - lo[dims[seen]]) / sides[dims[seen]]
-        loc_p = float(stats.kstest(u, "uniform").pvalue)
-    return FirstCutCheck(lower=lo, upper=hi, lifetime=lifetime, times=times, dims=dims,
-                         locations=locs, rate=rate, side_proportions=props, ks_pvalue=ks_p,
-                         dim_pvalue=dim_p, location_pvalue=loc_p)
-
-
-def restricted_cell_counts(arrays: dict, n_samples: int, sub_lower, sub_upper) -> np.ndarray:
-    """Cells in the sub-box of each sample of a forest, without building restrictions.
-
-    A cut splits a cell of the restriction exactly when its node's box overlaps
-    the sub-box and its location lies strictly inside the sub-box's range in the
-    cut's dimension, so the restriction has ``1 +`` (number of such cuts) cells.
-    """
-    internal = np.flatnonzero(arrays["split_dim"] >= 0)
-    d = arrays["split_dim"][internal]
-    x = arrays["split_loc"][internal]
-    overlap = np.all((arrays["node_lower"][internal] < sub_upper)
-                     & (arrays["node_upper"][internal] > sub_lower), axis=1)
-    crosses = overlap & (sub_lower[d] < x) & (x < sub_upper[d])
-    return 1 + np.bincount(arrays["root"][internal[crosses]], minlength=n_samples)
-
-
-@dataclass(frozen=True)
-class ProjectivityCheck:
-    """Cell counts in a sub-box: restricted from the big box vs sampled directly.
-
-    ``expected`` is ``prod_d (1 + lifetime * s_d)`` for the sub-box's sides ``s_d``;
-    ``pvalue`` is a chi-square two-sample (homogeneity) test of the two count
-    distributions (counts pooled into bins with at least 5 expected per sample).
-    """
-
-    restricted: np.ndarray
-    direct: np.ndarray
-    expected: float
-    pvalue: float
-
-
-def two_sample_count_pvalue(a, b, min_expected: float = 5.0) -> float:
-    """Chi-square homogeneity test of two samples of non-negative integers.
-
-    Values are pooled into consecutive bins holding at least ``min_expected``
-    counts in each sample's expectation; ``nan`` if fewer than two bins remain.
-    """
-    a = np.asarray(a, dtype=np.intp)
-    b = np.asarray(b, dtype=np.intp)
-    top = int(max(a.max(), b.max())) + 1
-    ca, cb = np.bincount(a, minlength=top), np.bincount(b, minlength=top)
-    total = ca + cb
-    need = min_expected * (a.size + b.size) / min(a.size, b.size)
-    edges, acc = [], 0
-    for v in range(top):  # loop over distinct count values (small), not over samples
-        acc += total[v]
-        if acc >= need:
-            edges.append(v + 1)
-            acc = 0
-    if not edges:
-        return float("nan")
-    edges[-1] = top  # fold the sparse tail into the last bin
-    edges = [0] + edges
-    ta = np.add.reduceat(ca, edges[:-1])
-    tb = np.add.reduceat(cb, edges[:-1])
-    if ta.size < 2:
-        return float("nan")
-    return float(stats.chi2_contingency(np.stack([ta, tb]), correction=False).pvalue)
-
-
-def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=500,
-                       random_state=None) -> ProjectivityCheck:
-    """Number of cells in a sub-box: Mondrians on the box restricted, vs on the sub-box."""
-    lo, hi = _as_box(lower, upper)
-    s_lo, s_hi = _as_box(sub_lower, sub_upper, "sub-box")
-    if s_lo.size != lo.size:
-        raise InputError(f"The sub-box must have {lo.size} dimensions, got {s_lo.size}.")
-    if np.any(s_lo < lo) or np.any(s_hi > hi):
-        raise InputError("The sub-box must lie inside the box.")
-    lifetime = _as_lifetime(lifetime)
-    n = _check_n_samples(n_samples)
-    _mc_guard(lo, hi, lifetime, n)
-    _guard(lo, hi, lifetime, MAX_CELLS)
-    rng = check_random_state(random_state)
-    big = _forest(lo, hi, lifetime, n, rng)
-    restricted = restricted_cell_counts(big, n, s_lo, s_hi)
-    small = _forest(s_lo, s_hi, lifetime, n, rng)
-    direct = np.bincount(small["root"][small["split_dim"] < 0], minlength=n)
-    return ProjectivityCheck(restricted=restricted, direct=direct,
-                             expected=float(np.prod(1.0 + lifetime * (s_hi - s_lo))),
-                             pvalue=two_sample_count_pvalue(restricted, direct))
-
-
-def forest_cell_counts(lower, upper, lifetime, n_samples, random_state=None) -> np.ndarray:
-    """Number of cells of each of ``n_samples`` independent Mondrians on the box."""
-    lo, hi = _as_box(lower, upper)
-    lifetime = _as_lifetime(lifetime)
-    n = _check_n_samples(n_samples)
-    _mc_guard(lo, hi, lifetime, n)
-    a = _forest(lo, hi, lifetime, n, check_random_state(random_state))
-    return np.bincount(a["root"][a["split_dim"] < 0], minlength=n)
 
 
 def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
@@ -780,7 +541,7 @@ def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
     lo, hi = _containing_box(sample, lower, upper)
     if not 1 <= int(n_steps) <= 50:
         raise InputError(f"The number of steps must be between 1 and 50, got {n_steps}.")
-    _guard(lo, hi, sample.lifetime, max_cells, " (the extended box)")
+    guard_cells(lo, hi, sample.lifetime, max_cells, " (the extended box)")
     rng = check_random_state(random_state)
     out, prev = [], sample
     for k in range(1, int(n_steps) + 1):

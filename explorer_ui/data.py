@@ -2,12 +2,12 @@
 
 Widgets and layout only; the data come from :mod:`mondrian_core.datasets`. Simple
 choices (source, N, lifetime, noise, seed, bundled set) live in the URL through the
-``pages.common`` helpers, under names prefixed with the picker's ``key``; an uploaded
+``explorer_ui.widgets`` helpers, under names prefixed with the picker's ``key``; an uploaded
 file and its column choices stay in the session (a link cannot carry a file).
 
 Use::
 
-    from pages.common_data import data_source_picker
+    from explorer_ui.data import data_source_picker
     data = data_source_picker("data", kinds=("gp1d", "gp2d", "diabetes", "csv"),
                               container=st.sidebar)
     # data is a mondrian_core.datasets.Dataset
@@ -18,9 +18,9 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from explorer_ui.widgets import url_choice, url_number, url_slider, user_errors
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputError
-from pages.common import url_choice, url_number, url_slider, user_errors
 
 #: Every source the picker knows, with the label shown to the user.
 SOURCE_LABELS: dict[str, str] = {

@@ -16,13 +16,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
-                              RandomForestRegressor)
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 
-from mondrian_core._random import check_random_state
+from mondrian_core._validation import check_random_state
 from mondrian_core.errors import InputError
-from mondrian_core.forest import (EXTEND, INSERT_ABOVE, NO_CHANGE, SPLIT_LEAF,
-                                  MondrianForestClassifier, MondrianForestRegressor)
+from mondrian_core.forest import (
+    EXTEND,
+    INSERT_ABOVE,
+    NO_CHANGE,
+    SPLIT_LEAF,
+    MondrianForestClassifier,
+    MondrianForestRegressor,
+)
 
 
 @dataclass(frozen=True)
@@ -131,7 +141,8 @@ def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, 
 
     Mondrian forest: the predictive std of the function value (without the
     observation noise, like the forests' spread) from
-    :meth:`MondrianForestRegressor.predict` (grows away from the data). RandomForest / ExtraTrees: the standard
+    :meth:`MondrianForestRegressor.predict` (grows away from the data). RandomForest /
+    ExtraTrees: the standard
     deviation of their trees' predictions (the usual forest spread), which
     stays what it is at the border of the data however far one goes.
     """

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 
-from mondrian_core._random import check_random_state
+from mondrian_core._validation import check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.kernel import (
     MondrianFeatures,

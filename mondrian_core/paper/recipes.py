@@ -1,6 +1,6 @@
 """The app's versions of the papers' figures, regenerated as PNG and SVG files.
 
-    python -m mondrian_core.figures.paper --out paper_figures [--only fig5 ...] [--quick]
+    python -m mondrian_core.paper --out paper_figures [--only fig5 ...] [--quick]
 
 Each :class:`Recipe` is pure: it calls the same core functions the pages call, with
 the settings the pages start from (or the paper's, where the page lets you choose
@@ -27,20 +27,27 @@ import numpy as np
 import plotly.graph_objects as go
 
 from mondrian_core import datasets as ds
+from mondrian_core.experiments.gp_experiments import (
+    PARTITION_KERNELS,
+    fitted_partitions,
+    kernel_pca_embeddings,
+    partition_count_curves,
+    posterior_curves,
+)
+from mondrian_core.experiments.kernel_convergence import (
+    feature_counts,
+    kernel_error_curves,
+    ridge_rmse_curves,
+)
+from mondrian_core.experiments.kernel_vs_forest import kernel_forest_weights, kernel_vs_forest_path
+from mondrian_core.experiments.width_search import figure8_traces
 from mondrian_core.figures import forest as forest_figs
 from mondrian_core.figures import gp as gp_figs
 from mondrian_core.figures import kernel as kernel_figs
 from mondrian_core.figures import sweep as sweep_figs
 from mondrian_core.figures.process import growth_figure
-from mondrian_core.gp_experiments import (PARTITION_KERNELS, fitted_partitions,
-                                          kernel_pca_embeddings, partition_count_curves,
-                                          posterior_curves)
-from mondrian_core.kernel_convergence import (feature_counts, kernel_error_curves,
-                                              ridge_rmse_curves)
-from mondrian_core.kernel_vs_forest import kernel_forest_weights, kernel_vs_forest_path
 from mondrian_core.process import sample_mondrian_process
 from mondrian_core.sweep import lifetime_for_cells, lifetime_path
-from mondrian_core.width_search import figure8_traces
 
 MONDRIAN = "Balog et al. 2016, The Mondrian Kernel"
 RF_KERNEL = "Davies & Ghahramani 2014, The Random Forest Kernel"
@@ -267,7 +274,7 @@ def write_index(recipes, out: Path, quick: bool, seed: int) -> Path:
              f"mondrian_core.figures.{r.builder} |" for r in recipes]
     text = (f"# The app's versions of the papers' figures\n\nseed {seed}"
             f"{', quick settings' if quick else ''}; made by `python -m "
-            "mondrian_core.figures.paper`.\n\n" + "\n".join(rows) + "\n")
+            "mondrian_core.paper`.\n\n" + "\n".join(rows) + "\n")
     path = out / "index.md"
     path.write_text(text)
     return path
@@ -275,7 +282,7 @@ def write_index(recipes, out: Path, quick: bool, seed: int) -> Path:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m mondrian_core.figures.paper",
+        prog="python -m mondrian_core.paper",
         description="Regenerate the app's versions of the papers' figures as PNG and SVG.")
     parser.add_argument("--out", default="paper_figures", help="folder (default: %(default)s)")
     parser.add_argument("--only", nargs="+", metavar="FIG",
@@ -309,5 +316,3 @@ def main(argv=None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())

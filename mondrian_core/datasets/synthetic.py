@@ -1,0 +1,293 @@
+"""Seeded synthetic data sets: a Laplace-GP draw with a known lifetime, toy sets for the pages.
+
+Every generator takes ``random_state`` (``None``, ``int``, ``Generator``) and draws
+only from :func:`mondrian_core._validation.check_random_state`: same seed, same data.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from mondrian_core._validation import (
+    check_nonnegative,
+    check_random_state,
+    check_sample_count,
+    check_strict_box,
+)
+from mondrian_core.datasets.dataset import Dataset
+from mondrian_core.errors import InputError
+
+#: Largest number of points (or draws, dimensions) a synthetic generator makes.
+MAX_SYNTHETIC_POINTS = 1_000_000
+
+
+def _uniform(rng, n, lower, upper) -> np.ndarray:
+    return lower + (upper - lower) * rng.random((n, lower.size))
+
+
+
+
+def uniform_box(n, lower=(0.0, 0.0), upper=(1.0, 1.0), random_state=None) -> Dataset:
+    """``n`` points uniform in the box ``[lower, upper]`` (no target)."""
+    n = check_sample_count(n)
+    lower, upper = check_strict_box(lower, upper)
+    rng = check_random_state(random_state)
+    X = _uniform(rng, n, lower, upper)
+    return Dataset(X=X, y=None, name="uniform box", task="none",
+                   description=f"{n} points uniform in a {lower.size}-D box (synthetic).",
+                   feature_names=tuple(f"x{d + 1}" for d in range(lower.size)))
+
+
+#: Largest N for the dense (Cholesky) Laplace-GP sampler in 2 or more dimensions.
+MAX_GP_POINTS = 5000
+
+
+def laplace_gp_sample(X, lifetime, n_draws=1, random_state=None, method="auto") -> np.ndarray:
+    """Exact draws of f ~ GP(0, k) at the rows of ``X``, k = exp(-lifetime ||x - x'||_1).
+
+    Parameters
+    ----------
+    X : array of shape (N, D)
+    lifetime : float >= 0
+        The Laplace kernel's inverse length scale (the Mondrian lifetime).
+    n_draws : int
+        Number of independent functions.
+    random_state : None, int or numpy.random.Generator
+    method : {"auto", "ou", "cholesky"}
+        ``"ou"`` (1-D only): the Ornstein-Uhlenbeck recursion on sorted x,
+        f_i = rho_i f_{i-1} + sqrt(1 - rho_i^2) e_i with rho_i = exp(-lifetime
+        (x_i - x_{i-1})), O(N) and exact because the 1-D Laplace kernel is the OU
+        covariance (a Markov process). ``"cholesky"``: L z with L L^T = K + jitter I,
+        O(N^3), refused above :data:`MAX_GP_POINTS` points. ``"auto"``: OU in 1-D,
+        Cholesky otherwise.
+
+    Returns
+    -------
+    F : ndarray of shape (n_draws, N)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[:, None]
+    if X.ndim != 2 or not np.all(np.isfinite(X)):
+        raise InputError("X must be a finite 2-D array of shape (N, D).")
+    lifetime = check_nonnegative(lifetime, "lifetime")
+    n_draws = check_sample_count(n_draws, "n_draws")
+    rng = check_random_state(random_state)
+    n, d = X.shape
+    if method == "auto":
+        method = "ou" if d == 1 else "cholesky"
+    if method == "ou":
+        if d != 1:
+            raise InputError("The OU recursion samples 1-D inputs only; use method='cholesky'.")
+        return _ou_sample(X[:, 0], lifetime, n_draws, rng)
+    if method != "cholesky":
+        raise InputError(f"method must be 'auto', 'ou' or 'cholesky', got {method!r}.")
+    if n > MAX_GP_POINTS:
+        raise InputError(
+            f"An exact Laplace-GP draw in {d}-D needs an N x N Cholesky factor; "
+            f"N = {n:,} is too slow. Use N <= {MAX_GP_POINTS:,} points "
+            "(or 1-D inputs, which are sampled in O(N)).")
+    K = cdist(X, X, metric="cityblock")  # one N x N buffer, reused in place
+    K *= -lifetime
+    np.exp(K, out=K)
+    L = _jittered_cholesky(K)
+    return (L @ rng.standard_normal((n, n_draws))).T
+
+
+def _jittered_cholesky(K: np.ndarray) -> np.ndarray:
+    """Cholesky factor of K + jitter I with the smallest jitter in 1e-10..1e-6 that works.
+
+    The Laplace kernel matrix of distinct points is positive definite but can be
+    close to singular (tiny lifetime, nearby points); the jitter adds variance of at
+    most 1e-6 to each f value (k(x, x) = 1). ``K``'s diagonal is changed in place.
+    """
+    diag = np.einsum("ii->i", K)  # a writable view of the diagonal
+    added = 0.0
+    for jitter in (1e-10, 1e-8, 1e-6):
+        diag += jitter - added
+        added = jitter
+        try:
+            return np.linalg.cholesky(K)
+        except np.linalg.LinAlgError:
+            continue
+    raise InputError("The kernel matrix is numerically singular (duplicate points?); "
+                     "remove duplicated inputs or use fewer points.")
+
+
+def _ou_sample(x: np.ndarray, lifetime: float, n_draws: int, rng) -> np.ndarray:
+    """OU recursion on sorted x, vectorised over points by cumulative sums.
+
+    With a_i = lifetime (x_i - x_0) and s_j = sqrt(1 - rho_j^2) e_j (s_0 = e_0),
+    f_i = exp(-a_i) sum_{j<=i} exp(a_j) s_j. The weights exp(a_j) are kept below
+    exp(500) by restarting the sum in blocks (carrying f across), a loop over
+    blocks of lifetime x length 500, not over points.
+    """
+    n = x.size
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    gaps = np.diff(xs)
+    rho = np.exp(-lifetime * gaps)
+    scale = np.concatenate([[1.0], np.sqrt(-np.expm1(-2.0 * lifetime * gaps))])
+    steps = scale * rng.standard_normal((n_draws, n))
+    a = np.concatenate([[0.0], np.cumsum(lifetime * gaps)])
+    out = np.empty((n_draws, n))
+    start, carry = 0, None
+    while start < n:
+        stop = int(np.searchsorted(a, a[start] + 500.0, side="right"))
+        stop = max(stop, start + 1)
+        rel = a[start:stop] - a[start]
+        block = steps[:, start:stop].copy()
+        if carry is not None:  # the first step continues the previous block's last value
+            block[:, 0] += rho[start - 1] * carry
+        out[:, start:stop] = np.exp(-rel) * np.cumsum(np.exp(rel) * block, axis=1)
+        carry = out[:, stop - 1]
+        start = stop
+    F = np.empty_like(out)
+    F[:, order] = out
+    return F
+
+
+def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
+               lower=0.0, upper=1.0) -> Dataset:
+    """A regression set drawn from a GP with the Laplace kernel, with known lifetime.
+
+    X is uniform in the box ``[lower, upper]^n_dims``; f ~ GP(0, k) with
+    k(x, x') = exp(-lifetime ||x - x'||_1) (unit prior variance); y = f + N(0,
+    noise_std^2). The draw is exact (:func:`laplace_gp_sample`): O(N) in 1-D, a
+    Cholesky factor in 2 or more dimensions (at most :data:`MAX_GP_POINTS` points).
+    The Mondrian kernel with this lifetime converges to k (Balog et al. 2016,
+    section 3), so this is the set on which the lifetime can be recovered.
+    """
+    n = check_sample_count(n)
+    n_dims = check_sample_count(n_dims, "n_dims")
+    lifetime = check_nonnegative(lifetime, "lifetime")
+    noise_std = check_nonnegative(noise_std, "noise_std")
+    lower, upper = check_strict_box(lower, upper, n_dims)
+    if lower.size != n_dims:
+        raise InputError(f"The box has {lower.size} dimensions but n_dims = {n_dims}.")
+    if n_dims > 1 and n > MAX_GP_POINTS:
+        raise InputError(
+            f"An exact {n_dims}-D Laplace-GP draw of N = {n:,} points is too slow "
+            f"(an N x N Cholesky factor); use N <= {MAX_GP_POINTS:,} (1-D draws have no limit).")
+    rng = check_random_state(random_state)
+    X = _uniform(rng, n, lower, upper)
+    f = laplace_gp_sample(X, lifetime, random_state=rng)[0]
+    y = f + noise_std * rng.standard_normal(n)
+    return Dataset(
+        X=X, y=y, name=f"Laplace GP {n_dims}-D",
+        description=(f"Synthetic: {n} points uniform in a {n_dims}-D box, y = f + noise, f a GP "
+                     f"draw with Laplace kernel exp(-{lifetime:g} ||x - x'||_1), "
+                     f"noise std {noise_std:g}."),
+        feature_names=tuple(f"x{d + 1}" for d in range(n_dims)), target_name="y",
+        true_lifetime=lifetime, f=f, noise_std=noise_std)
+
+
+def toy_jumps_function(x) -> np.ndarray:
+    """The noise-free function of :func:`toy_jumps_1d` on [0, 1].
+
+    Smooth pieces joined by three jumps (at x = 0.25, 0.5 and 0.8), so a
+    stationary kernel has to choose between smoothing the jumps and overfitting
+    the smooth parts, while piecewise-constant partition kernels adapt.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    smooth = 0.6 * np.sin(2.5 * np.pi * x) + 0.8 * x
+    jumps = 1.2 * (x >= 0.25) - 1.8 * (x >= 0.5) + 1.0 * (x >= 0.8)
+    return smooth + jumps
+
+
+def toy_jumps_1d(n=150, noise_std=0.15, random_state=None) -> Dataset:
+    """Noisy 1-D regression set with jumps, like Figure 1 of Davies and Ghahramani (2014).
+
+    X uniform on [0, 1] with a gap (no points in [0.6, 0.7]) so that posterior
+    uncertainty between data shows; y = :func:`toy_jumps_function` (x) + noise.
+    """
+    n = check_sample_count(n, minimum=2)
+    noise_std = check_nonnegative(noise_std, "noise_std")
+    rng = check_random_state(random_state)
+    # uniform on [0, 0.6) U [0.7, 1] (length 0.9): shift the draws above 0.6 by 0.1
+    u = 0.9 * rng.random(n)
+    x = np.where(u < 0.6, u, u + 0.1)
+    f = toy_jumps_function(x)
+    y = f + noise_std * rng.standard_normal(n)
+    return Dataset(
+        X=x[:, None], y=y, name="toy jumps 1-D",
+        description=("Synthetic: piecewise-smooth function with jumps at x = 0.25, 0.5, 0.8 and "
+                     f"a data gap on [0.6, 0.7], noise std {noise_std:g} "
+                     "(like Davies & Ghahramani 2014, Fig. 1)."),
+        feature_names=("x",), target_name="y", f=f, noise_std=noise_std)
+
+
+def _sklearn_seed(rng) -> int:
+    return int(rng.integers(0, 2**31 - 1))
+
+
+def two_moons(n=300, noise=0.15, random_state=None) -> Dataset:
+    """Two interleaved half circles (scikit-learn ``make_moons``), labels 0/1."""
+    from sklearn.datasets import make_moons
+
+    n = check_sample_count(n, minimum=2)
+    noise = check_nonnegative(noise, "noise")
+    rng = check_random_state(random_state)
+    X, y = make_moons(n_samples=n, noise=noise, random_state=_sklearn_seed(rng))
+    return Dataset(X=X, y=y, name="two moons", task="classification",
+                   description=f"Synthetic: scikit-learn make_moons, {n} points, noise {noise:g}.",
+                   feature_names=("x1", "x2"), target_name="class", noise_std=noise)
+
+
+def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
+    """Two interleaved spirals of ``turns`` turns in [-1, 1]^2, labels 0/1."""
+    n = check_sample_count(n, minimum=2)
+    noise = check_nonnegative(noise, "noise")
+    turns = float(turns)
+    if not 0 < turns <= 5:
+        raise InputError(f"turns must be in (0, 5], got {turns}.")
+    rng = check_random_state(random_state)
+    y = np.arange(n) % 2
+    t = np.sqrt(rng.random(n))  # uniform along the area, radius in (0, 1]
+    angle = 2.0 * np.pi * turns * t + np.pi * y
+    X = t[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
+    X = X + noise * rng.standard_normal((n, 2))
+    return Dataset(X=X, y=y, name="two spirals", task="classification",
+                   description=f"Synthetic: two spirals of {turns:g} turns, {n} points, "
+                               f"noise {noise:g}.",
+                   feature_names=("x1", "x2"), target_name="class", noise_std=noise)
+
+
+def xor_blobs(n=300, noise=0.1, random_state=None) -> Dataset:
+    """XOR: uniform on [-1, 1]^2, class = (x1 x2 > 0), inputs jittered by ``noise``."""
+    n = check_sample_count(n, minimum=2)
+    noise = check_nonnegative(noise, "noise")
+    rng = check_random_state(random_state)
+    Z = rng.uniform(-1.0, 1.0, size=(n, 2))
+    y = (Z[:, 0] * Z[:, 1] > 0).astype(np.int64)
+    X = Z + noise * rng.standard_normal((n, 2))
+    return Dataset(X=X, y=y, name="XOR", task="classification",
+                   description=f"Synthetic: XOR quadrants, {n} points, input noise {noise:g}.",
+                   feature_names=("x1", "x2"), target_name="class", noise_std=noise)
+
+
+def regression_surface_function(X) -> np.ndarray:
+    """The noise-free surface of :func:`regression_surface_2d` on [0, 1]^2.
+
+    A smooth wave plus a step across the diagonal x1 + x2 = 1.2: axis-aligned
+    partitions need many cuts along an oblique edge.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    x1, x2 = X[:, 0], X[:, 1]
+    return np.sin(2.0 * np.pi * x1) * np.cos(np.pi * x2) + 1.0 * (x1 + x2 > 1.2)
+
+
+def regression_surface_2d(n=400, noise_std=0.1, random_state=None) -> Dataset:
+    """2-D regression: X uniform on [0, 1]^2, y = :func:`regression_surface_function` + noise."""
+    n = check_sample_count(n)
+    noise_std = check_nonnegative(noise_std, "noise_std")
+    rng = check_random_state(random_state)
+    X = rng.random((n, 2))
+    f = regression_surface_function(X)
+    y = f + noise_std * rng.standard_normal(n)
+    return Dataset(X=X, y=y, name="2-D surface",
+                   description=("Synthetic: sin(2 pi x1) cos(pi x2) plus a step across "
+                                f"x1 + x2 = 1.2, noise std {noise_std:g}."),
+                   feature_names=("x1", "x2"), target_name="y", f=f, noise_std=noise_std)
+
+

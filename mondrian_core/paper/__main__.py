@@ -1,0 +1,3 @@
+from mondrian_core.paper.recipes import main
+
+raise SystemExit(main())
