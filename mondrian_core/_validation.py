@@ -23,6 +23,21 @@ def check_random_state(random_state) -> np.random.Generator:
     ``None`` gives a freshly seeded generator (OS entropy), an integer a
     generator seeded with it, and a ``Generator`` is returned as it is (so the
     caller's stream advances).
+
+    Parameters
+    ----------
+    random_state : int, numpy.random.Generator or None
+        The seed or generator a user passed.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator to draw from.
+
+    Raises
+    ------
+    InputError
+        If ``random_state`` is of another type or a negative integer.
     """
     if random_state is None:
         return np.random.default_rng()

@@ -28,7 +28,27 @@ def _check_n_samples(n_samples) -> int:
 
 
 def grow_forest(lo, hi, lifetime, n, rng, max_depth=None) -> dict:
-    """``n`` independent Mondrians on the same box, grown together (flat arrays)."""
+    """Grow ``n`` independent Mondrians on the same box together, level by level.
+
+    Parameters
+    ----------
+    lo, hi : ndarray of shape (D,)
+        The box, already validated.
+    lifetime : float
+        The lifetime (>= 0).
+    n : int
+        The number of independent Mondrians.
+    rng : numpy.random.Generator
+        The source of randomness.
+    max_depth : int, optional
+        Stop adding children below this depth (``0``: only the roots' first cuts).
+
+    Returns
+    -------
+    dict of str to ndarray
+        All nodes as flat arrays (see :meth:`NodeBuilder.arrays`); ``root`` gives each
+        node's Mondrian (0 to ``n - 1``).
+    """
     builder = NodeBuilder(lo.size)
     grow(builder, np.repeat(lo[None, :], n, 0), np.repeat(hi[None, :], n, 0), np.zeros(n),
           np.full(n, -1), np.zeros(n, np.intp), np.arange(n), lifetime, rng,
@@ -51,12 +71,33 @@ def _mc_guard(lo, hi, lifetime, n) -> None:
 class FirstCutCheck:
     """The first cut of many independent Mondrians on one box (competing clocks).
 
-    ``times`` are ``inf`` where no cut appeared before the lifetime (censored);
-    ``dims`` and ``locations`` are ``-1`` / ``nan`` there. ``rate`` is the box's linear
-    dimension, ``side_proportions`` the sides divided by it. ``ks_pvalue`` tests the
-    observed times against ``Exp(rate)`` truncated to the lifetime, ``dim_pvalue``
-    (chi-square) the dimensions against ``side_proportions``, ``location_pvalue``
-    (KS) the locations, rescaled to ``[0, 1]`` along their side, against uniform.
+    Made by :func:`first_cut_check`.
+
+    Parameters
+    ----------
+    lower, upper : ndarray of shape (D,)
+        The box.
+    lifetime : float
+        The lifetime; first cuts at or after it are censored.
+    times : ndarray of shape (n_samples,)
+        Each sample's first cut time; ``inf`` where no cut appeared before the
+        lifetime (censored).
+    dims : ndarray of int, shape (n_samples,)
+        The first cut's dimension (``-1`` where censored).
+    locations : ndarray of shape (n_samples,)
+        The first cut's location (``nan`` where censored).
+    rate : float
+        The box's linear dimension (sum of the sides): the rate of the first cut.
+    side_proportions : ndarray of shape (D,)
+        The sides divided by ``rate``: the theoretical probability of each dimension.
+    ks_pvalue : float
+        Kolmogorov-Smirnov p-value of the observed times against ``Exp(rate)``
+        truncated to the lifetime (``nan`` with fewer than two cuts).
+    dim_pvalue : float
+        Chi-square p-value of the dimensions against ``side_proportions``.
+    location_pvalue : float
+        Kolmogorov-Smirnov p-value of the locations, rescaled to ``[0, 1]`` along
+        their side, against the uniform distribution.
     """
 
     lower: np.ndarray
@@ -73,10 +114,12 @@ class FirstCutCheck:
 
     @property
     def n_samples(self) -> int:
+        """The number of Mondrians sampled."""
         return int(self.times.size)
 
     @property
     def censored_fraction(self) -> float:
+        """The fraction of samples with no cut before the lifetime."""
         return float(np.mean(~np.isfinite(self.times)))
 
 
@@ -84,7 +127,35 @@ def first_cut_check(lower, upper, lifetime, n_samples=2000, random_state=None) -
     """Sample ``n_samples`` Mondrians on the box and test their first cut against theory.
 
     The root of each sample is drawn by the same code as :func:`sample_mondrian_process`
-    (children are not grown, as only the first cut matters).
+    (children are not grown, as only the first cut matters). Theory: the first cut
+    comes after ``Exp(sum of the sides)``, in dimension ``d`` with probability
+    proportional to side ``d``, at a uniform location along it.
+
+    Parameters
+    ----------
+    lower, upper : sequence of float, length D
+        The box.
+    lifetime : float
+        The lifetime (>= 0); cuts at or after it are censored.
+    n_samples : int, default=2000
+        The number of independent Mondrians (>= 1).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    FirstCutCheck
+        The observed first cuts and the p-values of the three tests.
+
+    Raises
+    ------
+    InputError
+        If the box, lifetime or number of samples is invalid or too large.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    sec. 2.2.
     """
     lo, hi = as_box(lower, upper)
     lifetime = as_lifetime(lifetime)
@@ -115,11 +186,25 @@ def first_cut_check(lower, upper, lifetime, n_samples=2000, random_state=None) -
 
 
 def restricted_cell_counts(arrays: dict, n_samples: int, sub_lower, sub_upper) -> np.ndarray:
-    """Cells in the sub-box of each sample of a forest, without building restrictions.
+    """Count the cells in a sub-box of each Mondrian of a forest, without restricting.
 
     A cut splits a cell of the restriction exactly when its node's box overlaps
     the sub-box and its location lies strictly inside the sub-box's range in the
     cut's dimension, so the restriction has ``1 +`` (number of such cuts) cells.
+
+    Parameters
+    ----------
+    arrays : dict of str to ndarray
+        The forest, as returned by :func:`grow_forest`.
+    n_samples : int
+        The number of Mondrians in the forest.
+    sub_lower, sub_upper : ndarray of shape (D,)
+        The sub-box.
+
+    Returns
+    -------
+    ndarray of int, shape (n_samples,)
+        The number of cells of each Mondrian's restriction to the sub-box.
     """
     internal = np.flatnonzero(arrays["split_dim"] >= 0)
     d = arrays["split_dim"][internal]
@@ -134,9 +219,20 @@ def restricted_cell_counts(arrays: dict, n_samples: int, sub_lower, sub_upper) -
 class ProjectivityCheck:
     """Cell counts in a sub-box: restricted from the big box vs sampled directly.
 
-    ``expected`` is ``prod_d (1 + lifetime * s_d)`` for the sub-box's sides ``s_d``;
-    ``pvalue`` is a chi-square two-sample (homogeneity) test of the two count
-    distributions (counts pooled into bins with at least 5 expected per sample).
+    Made by :func:`projectivity_check`.
+
+    Parameters
+    ----------
+    restricted : ndarray of int, shape (n_samples,)
+        Cells in the sub-box of Mondrians sampled on the big box and restricted.
+    direct : ndarray of int, shape (n_samples,)
+        Cells of Mondrians sampled on the sub-box directly.
+    expected : float
+        ``prod_d (1 + lifetime * s_d)`` for the sub-box's sides ``s_d``: the mean that
+        both should have.
+    pvalue : float
+        Chi-square two-sample (homogeneity) p-value of the two count distributions
+        (counts pooled into bins with at least 5 expected per sample).
     """
 
     restricted: np.ndarray
@@ -146,10 +242,22 @@ class ProjectivityCheck:
 
 
 def two_sample_count_pvalue(a, b, min_expected: float = 5.0) -> float:
-    """Chi-square homogeneity test of two samples of non-negative integers.
+    """Test whether two samples of non-negative integers share a distribution.
 
-    Values are pooled into consecutive bins holding at least ``min_expected``
-    counts in each sample's expectation; ``nan`` if fewer than two bins remain.
+    A chi-square homogeneity test: values are pooled into consecutive bins holding
+    at least ``min_expected`` counts in each sample's expectation.
+
+    Parameters
+    ----------
+    a, b : array-like of int
+        The two samples (non-negative integers, e.g. cell counts).
+    min_expected : float, default=5.0
+        The smallest expected count per bin and sample.
+
+    Returns
+    -------
+    float
+        The p-value; ``nan`` if fewer than two bins remain.
     """
     a = np.asarray(a, dtype=np.intp)
     b = np.asarray(b, dtype=np.intp)
@@ -176,7 +284,39 @@ def two_sample_count_pvalue(a, b, min_expected: float = 5.0) -> float:
 
 def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=500,
                        random_state=None) -> ProjectivityCheck:
-    """Number of cells in a sub-box: Mondrians on the box restricted, vs on the sub-box."""
+    """Compare cell counts in a sub-box: Mondrians on the box restricted vs sampled there.
+
+    Projectivity says a Mondrian on the box restricted to a sub-box is a Mondrian
+    on the sub-box with the same lifetime, so both count distributions agree.
+
+    Parameters
+    ----------
+    lower, upper : sequence of float, length D
+        The big box.
+    sub_lower, sub_upper : sequence of float, length D
+        The sub-box; it must lie inside the big box.
+    lifetime : float
+        The lifetime (>= 0).
+    n_samples : int, default=500
+        The number of Mondrians of each kind (>= 1).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    ProjectivityCheck
+        Both samples of counts, their theoretical mean and the test's p-value.
+
+    Raises
+    ------
+    InputError
+        If a box, the lifetime or the number of samples is invalid or too large.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    sec. 2.3.
+    """
     lo, hi = as_box(lower, upper)
     s_lo, s_hi = as_box(sub_lower, sub_upper, "sub-box")
     if s_lo.size != lo.size:
@@ -198,7 +338,29 @@ def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=5
 
 
 def forest_cell_counts(lower, upper, lifetime, n_samples, random_state=None) -> np.ndarray:
-    """Number of cells of each of ``n_samples`` independent Mondrians on the box."""
+    """Count the cells of each of ``n_samples`` independent Mondrians on the box.
+
+    Parameters
+    ----------
+    lower, upper : sequence of float, length D
+        The box.
+    lifetime : float
+        The lifetime (>= 0).
+    n_samples : int
+        The number of Mondrians (>= 1).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    ndarray of int, shape (n_samples,)
+        The number of cells of each Mondrian.
+
+    Raises
+    ------
+    InputError
+        If the box, lifetime or number of samples is invalid or too large.
+    """
     lo, hi = as_box(lower, upper)
     lifetime = as_lifetime(lifetime)
     n = _check_n_samples(n_samples)

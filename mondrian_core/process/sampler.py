@@ -37,24 +37,74 @@ MAX_CELLS = 200_000
 
 
 def expected_cells(lower, upper, lifetime) -> float:
-    """Expected number of cells of a Mondrian with ``lifetime`` on the box.
+    """Return the expected number of cells of a Mondrian with ``lifetime`` on a box.
 
-    ``prod_d (1 + lifetime * a_d)`` for sides ``a_d`` (Balog et al. 2016, sec. 3).
+    ``prod_d (1 + lifetime * a_d)`` for sides ``a_d``: each dimension's cuts form a
+    Poisson process of rate ``lifetime`` on the side (projectivity), so the expected
+    number of pieces of side ``d`` is ``1 + lifetime * a_d``.
+
+    Parameters
+    ----------
+    lower, upper : sequence of float, length D
+        The box ``[lower, upper]``; ``lower <= upper`` in every dimension.
+    lifetime : float
+        The lifetime (>= 0), in units of inverse length.
+
+    Returns
+    -------
+    float
+        The expected number of cells (``inf`` when it overflows).
+
+    Raises
+    ------
+    InputError
+        If the box or the lifetime is invalid.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    sec. 3.
     """
     lo, hi = as_box(lower, upper)
     return cell_count(lo, hi, as_lifetime(lifetime))
 
 
 def cell_count(lo, hi, lifetime: float) -> float:
+    """Return ``prod_d (1 + lifetime * (hi_d - lo_d))`` for a validated box.
+
+    Parameters
+    ----------
+    lo, hi : ndarray of shape (D,)
+        The box's corners, already validated.
+    lifetime : float
+        The lifetime (>= 0).
+
+    Returns
+    -------
+    float
+        The expected number of cells; ``inf`` when the product overflows.
+    """
     with np.errstate(over="ignore"):  # inf: more than any limit
         return float(np.prod(1.0 + lifetime * (hi - lo)))
 
 
 def max_lifetime(lower, upper, max_cells: float = MAX_CELLS) -> float:
-    """The largest lifetime whose expected number of cells on the box is ``max_cells``.
+    """Return the largest lifetime whose expected number of cells is ``max_cells``.
 
-    Solves ``prod_d (1 + L a_d) = max_cells`` for ``L`` (``inf`` for a box of
-    zero linear dimension).
+    Solves ``prod_d (1 + L a_d) = max_cells`` for ``L`` by Brent's method on the log.
+
+    Parameters
+    ----------
+    lower, upper : sequence of float, length D
+        The box ``[lower, upper]``.
+    max_cells : float, default=MAX_CELLS
+        The expected number of cells allowed.
+
+    Returns
+    -------
+    float
+        The lifetime ``L``: ``inf`` for a box of zero linear dimension, ``0.0`` when
+        ``max_cells <= 1``.
     """
     lo, hi = as_box(lower, upper)
     sides = hi - lo
@@ -71,6 +121,25 @@ def max_lifetime(lower, upper, max_cells: float = MAX_CELLS) -> float:
 
 
 def guard_cells(lo, hi, lifetime: float, max_cells: float, what: str = "") -> None:
+    """Refuse a lifetime whose expected number of cells on the box exceeds a limit.
+
+    Parameters
+    ----------
+    lo, hi : ndarray of shape (D,)
+        The box's corners, already validated.
+    lifetime : float
+        The lifetime (>= 0).
+    max_cells : float
+        The largest expected number of cells allowed.
+    what : str, default=""
+        Words naming the box in the message, e.g. ``" (the extended box)"``.
+
+    Raises
+    ------
+    InputError
+        If the expected number of cells exceeds ``max_cells``; the message gives the
+        largest lifetime that fits.
+    """
     n = cell_count(lo, hi, lifetime)
     if n > max_cells:
         best = round_down(max_lifetime(lo, hi, max_cells))
@@ -85,7 +154,13 @@ def guard_cells(lo, hi, lifetime: float, max_cells: float, what: str = "") -> No
 
 
 class NodeBuilder:
-    """Collects nodes in batches; node ids are assigned in the order of addition."""
+    """Collect the nodes of a Mondrian tree in batches, numbered in order of addition.
+
+    Parameters
+    ----------
+    dim : int
+        The dimension D of the boxes.
+    """
 
     def __init__(self, dim: int):
         self.dim = dim
@@ -94,6 +169,28 @@ class NodeBuilder:
 
     def add(self, *, parent, side, lower, upper, birth, split_time, split_dim, split_loc,
             root, source=None) -> np.ndarray:
+        """Append a batch of nodes (one per row of every argument).
+
+        Parameters
+        ----------
+        parent, side : ndarray of int, shape (k,)
+            Each node's parent id (``-1`` for a root) and side (0 left, 1 right).
+        lower, upper : ndarray of shape (k, D)
+            Each node's box.
+        birth, split_time : ndarray of shape (k,)
+            When each box appeared and when it is cut (``inf`` for leaves).
+        split_dim, split_loc : ndarray of shape (k,)
+            The cut's dimension (``-1`` for leaves) and location (``nan`` for leaves).
+        root : ndarray of int, shape (k,)
+            The index of the tree each node belongs to.
+        source : ndarray of int, shape (k,), optional
+            The node of an original sample each node extends (default ``-1``).
+
+        Returns
+        -------
+        ndarray of int, shape (k,)
+            The ids given to the new nodes.
+        """
         k = len(birth)
         ids = np.arange(self.n, self.n + k)
         if k:
@@ -107,6 +204,13 @@ class NodeBuilder:
         return ids
 
     def arrays(self) -> dict:
+        """Return the nodes as flat arrays, with ``left`` and ``right`` child links.
+
+        Returns
+        -------
+        dict of str to ndarray
+            One array per node field (see :class:`MondrianSample`), ``n_nodes`` long.
+        """
         D = self.dim
         empty = dict(parent=np.empty(0, int), side=np.empty(0, int),
                      node_lower=np.empty((0, D)), node_upper=np.empty((0, D)),
@@ -167,8 +271,23 @@ def grow(builder: NodeBuilder, lower, upper, birth, parent, side, root, lifetime
           max_depth: int | None = None) -> None:
     """Grow independent Mondrians from the given boxes (one per row), level by level.
 
-    ``max_depth`` (internal, for Monte Carlo checks of the first cut) stops adding
-    children below that depth; nodes there keep their drawn split but no children.
+    Parameters
+    ----------
+    builder : NodeBuilder
+        Receives the nodes.
+    lower, upper : ndarray of shape (n, D)
+        The starting boxes.
+    birth : ndarray of shape (n,)
+        The time each box appeared (its clocks start then).
+    parent, side, root : ndarray of int, shape (n,)
+        Each box's parent id in ``builder`` (``-1`` for roots), side and tree index.
+    lifetime : float
+        Cuts at or after this time are not made.
+    rng : numpy.random.Generator
+        The source of randomness.
+    max_depth : int, optional
+        Stop adding children below this depth (for Monte Carlo checks of the first
+        cut); nodes there keep their drawn split but get no children.
     """
     depth = 0
     while len(birth):
@@ -206,7 +325,10 @@ def grow(builder: NodeBuilder, lower, upper, birth, parent, side, root, lifetime
 class MondrianSample:
     """A Mondrian process sample on the box ``[lower, upper]`` up to ``lifetime``.
 
-    Attributes
+    Made by :func:`sample_mondrian_process`, :func:`extend_mondrian` or
+    :meth:`restrict`; the fields are the tree's nodes as flat arrays.
+
+    Parameters
     ----------
     lower, upper : ndarray of shape (D,)
         The box.
@@ -226,7 +348,8 @@ class MondrianSample:
 
     See Also
     --------
-    sample_mondrian_process, extend_mondrian
+    sample_mondrian_process : Sample a Mondrian process on a box.
+    extend_mondrian : Extend a sample to a larger box.
     """
 
     lower: np.ndarray
@@ -255,18 +378,22 @@ class MondrianSample:
     # -- sizes
     @property
     def dim(self) -> int:
+        """The dimension D of the box."""
         return int(self.lower.size)
 
     @property
     def n_nodes(self) -> int:
+        """The number of nodes of the tree (cells and cuts)."""
         return int(self.parent.size)
 
     @property
     def is_leaf(self) -> np.ndarray:
+        """Boolean mask of the leaves (the cells at the lifetime), shape (n_nodes,)."""
         return self.split_dim < 0
 
     @property
     def n_cells(self) -> int:
+        """The number of cells at the lifetime."""
         return int(np.count_nonzero(self.is_leaf))
 
     # -- cuts, sorted by time
@@ -278,14 +405,17 @@ class MondrianSample:
 
     @property
     def cut_times(self) -> np.ndarray:
+        """The times of the cuts, sorted (all below the lifetime)."""
         return self.split_time[self.cut_nodes]
 
     @property
     def cut_dims(self) -> np.ndarray:
+        """The dimension of each cut, aligned with :attr:`cut_times`."""
         return self.split_dim[self.cut_nodes]
 
     @property
     def cut_locations(self) -> np.ndarray:
+        """The location of each cut along its dimension, aligned with :attr:`cut_times`."""
         return self.split_loc[self.cut_nodes]
 
     def _check_time(self, time) -> float:
@@ -298,17 +428,55 @@ class MondrianSample:
         return t
 
     def cell_nodes(self, time=None) -> np.ndarray:
-        """Ids of the nodes whose boxes are the cells of the partition at ``time``."""
+        """Return the ids of the nodes whose boxes are the cells at ``time``.
+
+        Parameters
+        ----------
+        time : float, optional
+            A time in ``[0, lifetime]``; default the lifetime.
+
+        Returns
+        -------
+        ndarray of int
+            Node ids, in node order.
+
+        Raises
+        ------
+        InputError
+            If ``time`` is negative or beyond the sample's lifetime.
+        """
         t = self._check_time(time)
         return np.flatnonzero((self.birth_time <= t) & (self.split_time > t))
 
     def cells(self, time=None) -> np.ndarray:
-        """The partition at ``time`` (default: the lifetime), shape (n_cells, 2, D)."""
+        """Return the cells of the partition at ``time``.
+
+        Parameters
+        ----------
+        time : float, optional
+            A time in ``[0, lifetime]``; default the lifetime.
+
+        Returns
+        -------
+        ndarray of shape (n_cells, 2, D)
+            Each cell's box: lower corner in row 0, upper corner in row 1.
+
+        Raises
+        ------
+        InputError
+            If ``time`` is negative or beyond the sample's lifetime.
+        """
         ids = self.cell_nodes(time)
         return np.stack([self.node_lower[ids], self.node_upper[ids]], axis=1)
 
     def depth(self) -> np.ndarray:
-        """Depth of every node (root 0)."""
+        """Return the depth of every node.
+
+        Returns
+        -------
+        ndarray of int, shape (n_nodes,)
+            The number of cuts above each node (0 for the root).
+        """
         depth = np.zeros(self.n_nodes, np.intp)
         frontier = np.array([0]) if self.n_nodes else np.empty(0, np.intp)
         level = 0
@@ -320,11 +488,31 @@ class MondrianSample:
         return depth
 
     def restrict(self, lower, upper) -> MondrianSample:
-        """The sample seen on the sub-box ``[lower, upper]`` (projectivity, sec. 2.3).
+        """Return the sample seen on the sub-box ``[lower, upper]`` (projectivity).
 
         Cuts that cross the sub-box are kept (with their times); cuts that miss it
         are skipped, the sub-box staying on one side. The result is distributed as a
         Mondrian process on the sub-box with the same lifetime.
+
+        Parameters
+        ----------
+        lower, upper : sequence of float, length D
+            The sub-box; it must lie inside the sample's box.
+
+        Returns
+        -------
+        MondrianSample
+            The restriction, with the same lifetime.
+
+        Raises
+        ------
+        InputError
+            If the sub-box has another dimension or does not lie inside the box.
+
+        References
+        ----------
+        Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+        sec. 2.3.
         """
         lo, hi = as_box(lower, upper, "sub-box")
         if lo.size != self.dim:
@@ -378,7 +566,24 @@ class MondrianSample:
 
     def extend(self, lower, upper, random_state=None, *, max_cells: float = MAX_CELLS
                ) -> MondrianSample:
-        """Extend to the larger box ``[lower, upper]``; see :func:`extend_mondrian`."""
+        """Extend the sample to the larger box ``[lower, upper]``.
+
+        The same as ``extend_mondrian(self, lower, upper, random_state)``.
+
+        Parameters
+        ----------
+        lower, upper : sequence of float, length D
+            The new box; it must contain the sample's box.
+        random_state : int, numpy.random.Generator or None, default=None
+            A seed or generator (see :func:`~mondrian_core.check_random_state`).
+        max_cells : float, default=MAX_CELLS
+            Refuse when the expected number of cells on the new box exceeds this.
+
+        Returns
+        -------
+        MondrianSample
+            A Mondrian on the new box whose restriction to this box is this sample.
+        """
         return extend_mondrian(self, lower, upper, random_state, max_cells=max_cells)
 
 
@@ -397,11 +602,14 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
     Parameters
     ----------
     lower, upper : sequence of float, length D
-        The box.
+        The box; ``lower <= upper`` in every dimension.
     lifetime : float >= 0
-        Cuts that would appear at or after this time are ignored.
-    random_state : None, int or numpy.random.Generator
-    max_cells : float
+        Cuts that would appear at or after this time are ignored (units of inverse
+        length: the first cut comes after ``Exp(sum of the sides)``).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`); the same
+        seed gives the same sample.
+    max_cells : float, default=MAX_CELLS
         Refuse (with :class:`InputError`, before any work) when the expected number
         of cells ``prod_d (1 + lifetime * a_d)`` exceeds this; the message gives the
         largest lifetime that fits.
@@ -409,6 +617,12 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
     Returns
     -------
     MondrianSample
+        The sample, its nodes in the order they were drawn (level by level).
+
+    Raises
+    ------
+    InputError
+        If the box or lifetime is invalid or the expected number of cells is too large.
 
     References
     ----------
@@ -450,11 +664,33 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
     otherwise the node's cut is extended across the new box and both children are
     visited. Leaves compete against the lifetime.
 
+    Parameters
+    ----------
+    sample : MondrianSample
+        The sample to extend.
+    lower, upper : sequence of float, length D
+        The new box; it must contain the sample's box.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    max_cells : float, default=MAX_CELLS
+        Refuse when the expected number of cells on the new box exceeds this.
+
     Returns
     -------
     MondrianSample
         Its ``source_node`` maps every node to the node of ``sample`` it extends
         (``-1`` for new cuts and new regions).
+
+    Raises
+    ------
+    InputError
+        If the new box has another dimension, does not contain the sample's box, or
+        would hold too many cells.
+
+    References
+    ----------
+    Roy and Teh (2009), "The Mondrian Process". Lakshminarayanan, Roy and Teh (2014),
+    "Mondrian Forests: Efficient Online Random Forests", sec. 3.
     """
     lo, hi = _containing_box(sample, lower, upper)
     L = sample.lifetime
@@ -535,6 +771,30 @@ def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
     step extends the previous one (a conditional Mondrian of a conditional Mondrian
     is again one), so the last step is distributed as a direct extension. In every
     returned sample ``source_node`` refers to the nodes of the original ``sample``.
+
+    Parameters
+    ----------
+    sample : MondrianSample
+        The sample to extend.
+    lower, upper : sequence of float, length D
+        The final box; it must contain the sample's box.
+    n_steps : int, default=6
+        The number of growing boxes, between 1 and 50.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    max_cells : float, default=MAX_CELLS
+        Refuse when the expected number of cells on the final box exceeds this.
+
+    Returns
+    -------
+    list of MondrianSample
+        The ``n_steps`` extensions, the last one on ``[lower, upper]``.
+
+    Raises
+    ------
+    InputError
+        If the box is invalid, ``n_steps`` is out of range or the final box would hold
+        too many cells.
     """
     from dataclasses import replace
 
