@@ -78,7 +78,7 @@ def _check_X(X, estimator=None) -> np.ndarray:
 
 
 def laplace_kernel(X, Y=None, lifetime=1.0) -> np.ndarray:
-    """The Laplace kernel ``exp(-lifetime * ||x - y||_1)`` as a dense matrix.
+    """Compute the Laplace kernel ``exp(-lifetime * ||x - y||_1)`` as a dense matrix.
 
     The limit of the Mondrian kernel as the number of trees grows (Balog et al.
     2016, Section 3).
@@ -86,13 +86,27 @@ def laplace_kernel(X, Y=None, lifetime=1.0) -> np.ndarray:
     Parameters
     ----------
     X : array-like of shape (N, D)
-    Y : array-like of shape (N2, D), default ``X``
-    lifetime : float >= 0
-        The inverse length-scale (the Mondrian lifetime).
+        The first points.
+    Y : array-like of shape (N2, D), optional
+        The second points; default ``X``.
+    lifetime : float >= 0, default=1.0
+        The inverse length-scale (the Mondrian lifetime), in units of inverse ``X``.
 
     Returns
     -------
     ndarray of shape (N, N2)
+        The kernel matrix, entries in ``(0, 1]``.
+
+    Raises
+    ------
+    InputError
+        If the points are not finite 2-D arrays with the same number of features,
+        the lifetime is negative, or the matrix would exceed ``MAX_DENSE_ENTRIES``.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 3.
     """
     lifetime = _check_lifetime(lifetime)
     X = _check_X(X)
@@ -105,12 +119,25 @@ def laplace_kernel(X, Y=None, lifetime=1.0) -> np.ndarray:
 
 
 def block_one_hot_columns(Z) -> np.ndarray:
-    """Column of the single non-zero of each block (tree / grid) of each row.
+    """Return the column of the single non-zero of each block (tree or grid) of each row.
 
-    For the CSR output of :class:`MondrianFeatures` (blocks = trees) or
-    :class:`RandomBinningFeatures` (blocks = grids): an int array of shape
-    (N, n_blocks); two rows share a cell of block ``b`` iff their entries in
-    column ``b`` are equal.
+    Parameters
+    ----------
+    Z : sparse matrix of shape (N, C)
+        The output of :class:`MondrianFeatures` (blocks are trees) or
+        :class:`RandomBinningFeatures` (blocks are grids): the same number of
+        non-zeros in every row, one per block.
+
+    Returns
+    -------
+    ndarray of int64, shape (N, n_blocks)
+        Two rows share a cell of block ``b`` iff their entries in column ``b`` are
+        equal.
+
+    Raises
+    ------
+    ValueError
+        If the rows have different numbers of non-zeros.
     """
     Z = sp.csr_matrix(Z)
     n = Z.shape[0]
@@ -144,11 +171,14 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     lifetime : float, default=1.0
-        Terminal lifetime (inverse kernel width) of the Mondrian partitions.
+        Terminal lifetime (inverse kernel width, units of inverse ``X``) of the
+        Mondrian partitions, >= 0. The kernel is ``exp(-lifetime * ||x - x'||_1)``.
     n_trees : int, default=50
-        Number M of independent partitions (non-zeros per row).
-    random_state : None, int or numpy.random.Generator
-        Seeds the trees and the extension of new points.
+        Number M of independent partitions (non-zeros per row), >= 1. The kernel
+        estimate's standard deviation shrinks like ``1/sqrt(M)``.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the trees and the extension of new points (see
+        :func:`~mondrian_core.check_random_state`).
 
     Attributes
     ----------
@@ -157,10 +187,19 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     cut_times_ : ndarray
         Sorted times at which any tree gains a cut (the lifetime-sweep events).
     n_features_in_ : int
+        Number of features of the points seen in ``fit``.
+    X_fit_ : ndarray of shape (N, D)
+        The points seen in ``fit``; transforming exactly them needs no extension.
     extension_seed_ : int
         Seed of the conditional Mondrian extension used by ``transform`` for
         points not seen in ``fit``, so transforming the same array twice gives
         the same matrix.
+
+    See Also
+    --------
+    RandomFourierFeatures : Rahimi-Recht Fourier map for the same Laplace kernel.
+    RandomBinningFeatures : Rahimi-Recht binning map for the same Laplace kernel.
+    laplace_kernel : The limit as ``n_trees`` grows.
 
     Notes
     -----
@@ -177,12 +216,6 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     exact for every (fitted, new) pair; two new points that both branch off
     in a tree are in different cells of that tree.
 
-    See also
-    --------
-    RandomFourierFeatures, RandomBinningFeatures : Rahimi-Recht maps for the
-        same Laplace kernel.
-    laplace_kernel : the limit as ``n_trees`` grows.
-
     References
     ----------
     M. Balog, B. Lakshminarayanan, Z. Ghahramani, D. M. Roy and Y. W. Teh,
@@ -196,7 +229,26 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Sample the Mondrian partitions of ``X`` (N, D); returns ``self``."""
+        """Sample the Mondrian partitions of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Training points (finite).
+        y : None
+            Ignored; present for scikit-learn's API.
+
+        Returns
+        -------
+        MondrianFeatures
+            The fitted estimator.
+
+        Raises
+        ------
+        InputError
+            If ``X``, ``lifetime`` or ``n_trees`` is invalid, or the trees would not
+            fit in memory.
+        """
         lifetime = _check_lifetime(self.lifetime)
         n_trees = as_count(self.n_trees, "n_trees")
         X = _check_X(X)
@@ -234,14 +286,37 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         return columns
 
     def n_cells(self, lifetime=None) -> int:
-        """Number of fitted (non-empty) cells over all trees at ``lifetime``."""
+        """Return the number of fitted (non-empty) cells over all trees at ``lifetime``.
+
+        Parameters
+        ----------
+        lifetime : float, optional
+            A lifetime in ``[0, self.lifetime]``; default the terminal lifetime.
+
+        Returns
+        -------
+        int
+            The number of columns the fitted points occupy.
+        """
         check_is_fitted(self)
         return self._column_of_node(self._time(lifetime))[1]
 
     def cells(self, X, lifetime=None) -> tuple[np.ndarray, np.ndarray]:
-        """Column of each point's cell in each tree, shape (N, n_trees).
+        """Return the column of each point's cell in each tree.
 
-        Returns ``(columns, branched)``; see ``transform`` for the numbering.
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Points to place.
+        lifetime : float, optional
+            A lifetime in ``[0, self.lifetime]``; default the terminal lifetime.
+
+        Returns
+        -------
+        columns : ndarray of int64, shape (N, n_trees)
+            The column of each point's cell (numbered as in :meth:`transform`).
+        branched : ndarray of bool, shape (N, n_trees)
+            True where the point branched off into a new cell of its own.
         """
         check_is_fitted(self)
         X = _check_X(X, self)
@@ -264,19 +339,42 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (N, D)
+            Points to map; rows not seen in ``fit`` are placed by the conditional
+            Mondrian extension.
         lifetime : float in [0, terminal lifetime], optional
+            The lifetime at which to read the partitions; default the terminal one.
 
         Returns
         -------
         scipy.sparse.csr_matrix of shape (N, n_cells(lifetime) + n_new_cells)
             Exactly one non-zero ``1/sqrt(n_trees)`` per tree per row.
+
+        Raises
+        ------
+        InputError
+            If ``X`` has the wrong number of features or ``lifetime`` is out of range.
         """
         cols, branched = self.cells(X, lifetime)
         n_cols = self.n_cells(lifetime) + int(branched.sum())
         return _one_hot_csr(cols, n_cols, 1.0 / np.sqrt(self.trees_.n_trees))
 
     def kernel(self, X, Y=None, lifetime=None) -> np.ndarray:
-        """Mondrian kernel matrix (fraction of trees sharing a cell), dense."""
+        """Return the Mondrian kernel matrix (fraction of trees sharing a cell), dense.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The first points.
+        Y : array-like of shape (N2, D), optional
+            The second points; default ``X``.
+        lifetime : float, optional
+            A lifetime in ``[0, self.lifetime]``; default the terminal lifetime.
+
+        Returns
+        -------
+        ndarray of shape (N, N2)
+            Entries in ``{0, 1/M, ..., 1}``.
+        """
         X = _check_X(X, self)
         Y = X if Y is None else _check_X(Y, self)
         check_dense_size(X.shape[0], Y.shape[0])
@@ -299,21 +397,27 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     lifetime : float, default=1.0
-        Inverse kernel width (the Cauchy scale).
+        Inverse kernel width (the Cauchy scale), in units of inverse ``X``, >= 0.
     n_components : int, default=100
-        Number R of features (all non-zero).
-    random_state : None, int or numpy.random.Generator
+        Number R of features (all non-zero), >= 1.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`); the same
+        seed gives the same features.
 
     Attributes
     ----------
     random_weights_ : ndarray of shape (D, R)
+        The frequencies ``W``, independent Cauchy(0, lifetime) entries.
     random_offset_ : ndarray of shape (R,)
+        The phases ``b``, uniform on ``[0, 2 pi)``.
     n_features_in_ : int
+        Number of features of the points seen in ``fit``.
 
-    See also
+    See Also
     --------
-    sklearn.kernel_approximation.RBFSampler : the same construction for the RBF kernel.
-    MondrianFeatures, RandomBinningFeatures
+    sklearn.kernel_approximation.RBFSampler : The same construction for the RBF kernel.
+    MondrianFeatures : Mondrian kernel features for the same Laplace kernel.
+    RandomBinningFeatures : Random binning features for the same Laplace kernel.
 
     References
     ----------
@@ -327,7 +431,25 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Draw the frequencies and phases; returns ``self``."""
+        """Draw the frequencies and phases.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Training points; only their number of features is used.
+        y : None
+            Ignored; present for scikit-learn's API.
+
+        Returns
+        -------
+        RandomFourierFeatures
+            The fitted estimator.
+
+        Raises
+        ------
+        InputError
+            If ``X``, ``lifetime`` or ``n_components`` is invalid.
+        """
         lifetime = _check_lifetime(self.lifetime)
         r = as_count(self.n_components, "n_components")
         X = _check_X(X)
@@ -338,7 +460,23 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X) -> np.ndarray:
-        """Features of ``X``: dense ndarray (N, n_components) (every entry non-zero)."""
+        """Map ``X`` to its random Fourier features.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Points to map.
+
+        Returns
+        -------
+        ndarray of shape (N, n_components)
+            Dense features ``sqrt(2 / R) cos(X W + b)``.
+
+        Raises
+        ------
+        InputError
+            If ``X`` is invalid or has the wrong number of features.
+        """
         check_is_fitted(self)
         X = _check_X(X, self)
         proj = X @ self.random_weights_ + self.random_offset_
@@ -361,16 +499,28 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     lifetime : float, default=1.0
+        Inverse kernel width, in units of inverse ``X``; must be > 0.
     n_grids : int, default=50
-        Number P of grids (non-zeros per row).
-    random_state : None, int or numpy.random.Generator
+        Number P of grids (non-zeros per row), >= 1.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`); the same
+        seed gives the same features.
 
     Attributes
     ----------
-    pitch_, shift_ : ndarray of shape (n_grids, D)
+    pitch_ : ndarray of shape (n_grids, D)
+        Each grid's bin width in each dimension, Gamma(2, 1/lifetime).
+    shift_ : ndarray of shape (n_grids, D)
+        Each grid's offset in each dimension, uniform on ``[0, pitch)``.
     n_bins_ : int
         Number of non-empty bins of the fitted points (the first columns).
     n_features_in_ : int
+        Number of features of the points seen in ``fit``.
+
+    See Also
+    --------
+    MondrianFeatures : Mondrian kernel features for the same Laplace kernel.
+    RandomFourierFeatures : Random Fourier features for the same Laplace kernel.
 
     Notes
     -----
@@ -392,7 +542,25 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Draw the grids and number the fitted points' bins; returns ``self``."""
+        """Draw the grids and number the fitted points' bins.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Training points.
+        y : None
+            Ignored; present for scikit-learn's API.
+
+        Returns
+        -------
+        RandomBinningFeatures
+            The fitted estimator.
+
+        Raises
+        ------
+        InputError
+            If ``X``, ``lifetime`` (must be > 0) or ``n_grids`` is invalid.
+        """
         lifetime = _check_lifetime(self.lifetime)
         if lifetime <= 0:
             raise InputError("RandomBinningFeatures needs lifetime > 0 (the pitch is "
@@ -428,7 +596,24 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
         return h
 
     def transform(self, X):
-        """Binning features: CSR (N, n_bins_ + new bins), one ``1/sqrt(P)`` per grid."""
+        """Map ``X`` to its random binning features.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Points to map.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (N, n_bins_ + n_new_bins)
+            One non-zero ``1/sqrt(n_grids)`` per grid per row; bins first met here
+            get columns after the fitted ones.
+
+        Raises
+        ------
+        InputError
+            If ``X`` is invalid or has the wrong number of features.
+        """
         check_is_fitted(self)
         X = _check_X(X, self)
         keys = self._keys(X)

@@ -12,8 +12,8 @@ for all trees and nodes at once, one proposed cut per active node per round
 (exact thinning of the Mondrian of each node's cell, see
 :func:`sample_mondrian_trees`).
 
-The spec of this module (field names and meanings) is ``TREES_SPEC.md``; the
-kernel, the lifetime sweep, the partition kernels and the forest rely on it.
+The fields of :class:`MondrianTrees` (documented there) are what the kernel, the
+lifetime sweep, the partition kernels and the forest rely on.
 """
 from __future__ import annotations
 
@@ -81,31 +81,49 @@ def _segment_rows(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 class MondrianTrees:
     """``n_trees`` Mondrian partitions of fitted points, stored as flat arrays.
 
-    Node ids are global integers (all trees concatenated). See
-    ``sample_mondrian_trees`` for how they are drawn and ``TREES_SPEC.md`` for
-    the meaning of each field.
+    Made by :func:`sample_mondrian_trees`, which says how the trees are drawn.
+    Node ids are global integers (all trees concatenated); a node exists only if
+    it holds at least one fitted point.
 
-    Attributes
+    Parameters
     ----------
     lifetime : float
         Terminal lifetime the trees were grown to.
-    n_trees, n_features_in : int
-    tree, parent, left, right, depth : ndarray of int, shape (n_nodes,)
-    birth_time, split_time, split_loc : ndarray of float, shape (n_nodes,)
-        ``split_time`` is ``inf`` and ``split_loc`` ``nan`` where the node is
-        not cut before ``lifetime``.
+    n_trees : int
+        Number of trees.
+    n_features_in : int
+        Dimension D of the fitted points.
+    tree : ndarray of int, shape (n_nodes,)
+        The tree each node belongs to.
+    roots : ndarray of int, shape (n_trees,)
+        The root node of each tree.
+    parent, left, right : ndarray of int, shape (n_nodes,)
+        Tree links, ``-1`` where absent (``left < 0`` marks a leaf).
+    depth : ndarray of int, shape (n_nodes,)
+        Number of cuts above each node (0 for roots).
+    birth_time : ndarray of float, shape (n_nodes,)
+        The time the node's cell appeared (its parent's split time; 0 for roots).
+    split_time : ndarray of float, shape (n_nodes,)
+        The time the node is cut; ``inf`` where it is not cut before ``lifetime``.
     split_dim : ndarray of int, shape (n_nodes,)
-    lower, upper : ndarray of float, shape (n_nodes, D)
-        Bounding box of the fitted points in each node (computed on first
-        access and cached).
+        The cut's dimension, ``-1`` for leaves.
+    split_loc : ndarray of float, shape (n_nodes,)
+        The cut's location (points with ``x[d] <= loc`` go left), ``nan`` for leaves.
     order : ndarray of int, shape (n_trees, N)
         Per tree a permutation of the points making each node's points
         contiguous: ``order[tree[j], start[j]:stop[j]]``.
     start, stop : ndarray of int, shape (n_nodes,)
+        Each node's slice of ``order``.
     leaf_of_point : ndarray of int, shape (n_trees, N)
-    roots : ndarray of int, shape (n_trees,)
+        The leaf holding each fitted point in each tree.
     X_fit : ndarray of shape (N, D)
         The fitted points.
+
+    Attributes
+    ----------
+    lower, upper : ndarray of float, shape (n_nodes, D)
+        Bounding box of the fitted points in each node (computed on first
+        access and cached).
     """
 
     lifetime: float
@@ -155,17 +173,18 @@ class MondrianTrees:
 
     @property
     def lower(self) -> np.ndarray:
-        """(n_nodes, D) lower corner of the bounding box of each node's points."""
+        """The lower corner of the bounding box of each node's points, (n_nodes, D)."""
         return self._boxes[0]
 
     @property
     def upper(self) -> np.ndarray:
-        """(n_nodes, D) upper corner of the bounding box of each node's points."""
+        """The upper corner of the bounding box of each node's points, (n_nodes, D)."""
         return self._boxes[1]
 
     # ------------------------------------------------------------------ basics
     @property
     def n_nodes(self) -> int:
+        """The number of nodes over all trees."""
         return int(self.tree.shape[0])
 
     @property
@@ -185,6 +204,7 @@ class MondrianTrees:
 
     @property
     def max_depth(self) -> int:
+        """The depth of the deepest node over all trees."""
         return int(self.depth.max()) if self.n_nodes else 0
 
     def _check_time(self, time) -> float:
@@ -198,9 +218,23 @@ class MondrianTrees:
         return time
 
     def alive_at(self, time=None) -> np.ndarray:
-        """Boolean mask of the nodes alive at ``time`` (birth <= time < split).
+        """Return a boolean mask of the nodes alive at ``time`` (birth <= time < split).
 
-        At ``time == lifetime`` these are the leaves.
+        Parameters
+        ----------
+        time : float, optional
+            A time in ``[0, lifetime]``; default the terminal lifetime, where the
+            alive nodes are the leaves.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_nodes,)
+            True for the nodes that are cells of the partition at ``time``.
+
+        Raises
+        ------
+        InputError
+            If ``time`` lies outside ``[0, lifetime]``.
         """
         time = self._check_time(time)
         if time >= self.lifetime:
@@ -208,12 +242,34 @@ class MondrianTrees:
         return (self.birth_time <= time) & (time < self.split_time)
 
     def n_cells(self, time=None) -> np.ndarray:
-        """Number of cells (non-empty nodes) of each tree at ``time``."""
+        """Return the number of cells (non-empty nodes) of each tree at ``time``.
+
+        Parameters
+        ----------
+        time : float, optional
+            A time in ``[0, lifetime]``; default the terminal lifetime.
+
+        Returns
+        -------
+        ndarray of int, shape (n_trees,)
+            The number of cells of each tree.
+        """
         alive = self.alive_at(time)
         return np.bincount(self.tree[alive], minlength=self.n_trees)
 
     def nodes_at(self, time=None) -> np.ndarray:
-        """For every fitted point, the node alive at ``time``; shape (n_trees, N)."""
+        """Return, for every fitted point, the node alive at ``time`` in each tree.
+
+        Parameters
+        ----------
+        time : float, optional
+            A time in ``[0, lifetime]``; default the terminal lifetime.
+
+        Returns
+        -------
+        ndarray of int, shape (n_trees, N)
+            Node ids.
+        """
         time = self._check_time(time)
         nodes = self.leaf_of_point.copy()
         if time >= self.lifetime:
@@ -226,7 +282,14 @@ class MondrianTrees:
         return nodes
 
     def events(self) -> np.ndarray:
-        """Ids of the cut nodes sorted by split time (ties broken by id)."""
+        """Return the ids of the cut nodes sorted by split time (ties broken by id).
+
+        Returns
+        -------
+        ndarray of int
+            The internal nodes, in the order their cuts happen: the events of the
+            lifetime sweep.
+        """
         cut = np.flatnonzero(self.left >= 0)
         return cut[np.lexsort((cut, self.split_time[cut]))]
 
@@ -255,8 +318,12 @@ class MondrianTrees:
         Parameters
         ----------
         X_new : array-like of shape (N_new, D)
-        time : float in [0, lifetime], default the terminal lifetime
-        random_state : None, int or numpy.random.Generator
+            The points to place.
+        time : float in [0, lifetime], optional
+            The time at which to read the partition; default the terminal lifetime.
+        random_state : int, numpy.random.Generator or None, default=None
+            Seeds the exponential clocks (see
+            :func:`~mondrian_core.check_random_state`).
 
         Returns
         -------
@@ -264,6 +331,18 @@ class MondrianTrees:
             Node alive at ``time`` reached, or where the point branched off,
             the node above which it branched off.
         branched : ndarray of bool, shape (n_trees, N_new)
+            True where the point branched off into a new cell.
+
+        Raises
+        ------
+        InputError
+            If ``X_new`` is invalid or has another dimension, or ``time`` is out of
+            range.
+
+        References
+        ----------
+        Roy and Teh (2009), "The Mondrian Process". Lakshminarayanan, Roy and Teh
+        (2014), "Mondrian Forests: Efficient Online Random Forests".
         """
         X_new = check_points(X_new, "X_new")
         if X_new.shape[1] != self.n_features_in:
@@ -357,13 +436,31 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
     Parameters
     ----------
     X : array-like of shape (N, D)
+        The points (finite).
     n_trees : int >= 1
+        Number of independent trees.
     lifetime : float >= 0
-    random_state : None, int or numpy.random.Generator
+        Terminal lifetime, in units of inverse ``X``.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
     -------
     MondrianTrees
+        The trees as flat arrays.
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid, or the trees would exceed ``MAX_TREE_ROWS``
+        tree-point pairs or ``MAX_TREE_CELLS`` expected cells; the message says
+        which lifetime or number of trees fits.
+
+    References
+    ----------
+    Roy and Teh (2009), "The Mondrian Process". Balog, Lakshminarayanan, Ghahramani,
+    Roy and Teh (2016), "The Mondrian Kernel", sec. 3. Lakshminarayanan, Roy and Teh
+    (2014), "Mondrian Forests: Efficient Online Random Forests".
     """
     X = check_points(X)
     n_trees = as_count(n_trees, "n_trees")
