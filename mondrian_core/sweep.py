@@ -99,6 +99,25 @@ def place_points(trees, X, random_state=None) -> Placement:
     with ``trees.apply(X, time=t, random_state=s)`` at every ``t`` at once, and
     hence with ``MondrianFeatures.transform``. Vectorised over points and trees
     (one loop over depth).
+
+    Parameters
+    ----------
+    trees : MondrianTrees
+        The fitted trees.
+    X : array-like of shape (n, D)
+        The new points.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the exponential clocks (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    Placement
+        Each point's path through each tree and the time it branches off.
+
+    References
+    ----------
+    Roy and Teh (2009), "The Mondrian Process". Lakshminarayanan, Roy and Teh (2014),
+    "Mondrian Forests: Efficient Online Random Forests".
     """
     from mondrian_core.trees import hashed_exponential, row_hash
 
@@ -135,12 +154,24 @@ def place_points(trees, X, random_state=None) -> Placement:
 
 
 def lifetime_for_cells(X, n_cells=60.0) -> float:
-    """The lifetime at which a Mondrian of the data's box has ``n_cells`` cells on average.
+    """Return the lifetime at which a Mondrian of the data's box has ``n_cells`` cells.
 
     The expected number of cells of a Mondrian process with lifetime ``lambda`` on a
     box with sides ``a_d`` is ``prod_d (1 + lambda a_d)`` (its restriction to each
-    axis is a Poisson process of rate ``lambda``); solved for ``lambda`` by bisection.
-    A sensible default terminal lifetime for the sweep.
+    axis is a Poisson process of rate ``lambda``); solved for ``lambda`` by Brent's
+    method. A sensible default terminal lifetime for the sweep.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points; their bounding box is used.
+    n_cells : float, default=60.0
+        The expected number of cells wanted.
+
+    Returns
+    -------
+    float
+        The lifetime; ``1.0`` when the box is a single point or ``n_cells <= 1``.
     """
     X = np.asarray(X, dtype=float).reshape(len(X), -1)
     lo, hi = X.min(axis=0), X.max(axis=0)
@@ -160,21 +191,47 @@ MAX_MOMENTS = 2048
 class LifetimePath:
     """The exact ridge / Bayesian-linear-regression path over lifetimes.
 
-    Attributes
+    Made by :func:`lifetime_path`.
+
+    Parameters
     ----------
-    lifetimes : (E+1,) array
+    lifetimes : ndarray of shape (E+1,)
         ``tau_0 = 0 < tau_1 < ...``: the cut times; the features are constant on
         ``[tau_c, tau_{c+1})``.
-    n_features, train_rmse, val_rmse, log_marginal_likelihood : (E+1,) arrays
-        Aligned with ``lifetimes``; ``val_rmse`` is NaN without validation data.
+    n_features : ndarray of shape (E+1,)
+        The number of Mondrian features (non-empty cells over all trees) at each event.
+    train_rmse, val_rmse : ndarray of shape (E+1,)
+        Root mean squared errors of the ridge fit on the training and validation
+        points; ``val_rmse`` is NaN without validation data.
+    log_marginal_likelihood : ndarray of shape (E+1,)
+        ``log p(y_train | X_train, lifetime)`` at each event (natural log).
     trees : MondrianTrees
         The Mondrians (grown to ``terminal_lifetime``).
-    alphas : (E+1, N) array
+    alphas : ndarray of shape (E+1, N)
         ``S_t^{-1} y`` at each event (what predictions at any lifetime need).
-    seconds : (E+1,) array
+    X_train : ndarray of shape (N, D)
+        The training points.
+    y_train : ndarray of shape (N,)
+        The training targets.
+    noise_variance, prior_variance : float
+        ``sigma_n^2`` and ``sigma_w^2`` of the model.
+    terminal_lifetime : float
+        The largest lifetime of the sweep.
+    extension_seed : int
+        Seed of the conditional Mondrian placement of new points.
+    event_nodes : ndarray of int, shape (E,)
+        The node cut at each event.
+    seconds : ndarray of shape (E+1,), optional
         Wall-clock seconds from the call's start until each event's numbers were
         known (events of one block become known together): the sweep's curve in
         the paper's Figure 8.
+    _cache, _moments : dict
+        Remembered placements and predictive moments (internal).
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    sec. 4 and Supplement B.
     """
 
     lifetimes: np.ndarray
@@ -197,7 +254,23 @@ class LifetimePath:
 
     # ---- lookups
     def index(self, lifetime: float) -> int:
-        """Index ``c`` of the interval ``[tau_c, tau_{c+1})`` holding ``lifetime``."""
+        """Return the index ``c`` of the interval ``[tau_c, tau_{c+1})`` holding ``lifetime``.
+
+        Parameters
+        ----------
+        lifetime : float
+            A lifetime in ``[0, terminal_lifetime]``.
+
+        Returns
+        -------
+        int
+            The event index.
+
+        Raises
+        ------
+        InputError
+            If ``lifetime`` lies outside ``[0, terminal_lifetime]``.
+        """
         lifetime = float(lifetime)
         if not 0.0 <= lifetime <= self.terminal_lifetime:
             raise InputError(
@@ -213,10 +286,22 @@ class LifetimePath:
 
     @property
     def best_lifetime(self) -> float:
+        """The lifetime of :attr:`best_index`."""
         return float(self.lifetimes[self.best_index])
 
     def place(self, X) -> Placement:
-        """Placement of new points (cached by content; same seed as the sweep's)."""
+        """Return the placement of new points (cached by content; the sweep's seed).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            The points.
+
+        Returns
+        -------
+        Placement
+            As :func:`place_points` with ``extension_seed``.
+        """
         X = _as_2d(X, self.X_train.shape[1], "X")
         key = (X.shape, hash(X.tobytes()))
         # read once into a local: a path is shared by the app's sessions (threads), and
@@ -235,6 +320,22 @@ class LifetimePath:
         A lifetime posterior's mixture predictive asks for the same events again when
         only the prior changes; at most ``MAX_MOMENTS`` results are kept per path (each
         two arrays of ``len(X)`` floats).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            The points.
+        c : int
+            The event index (see :meth:`index`).
+        include_noise : bool, default=False
+            Add the observation noise to the variance.
+
+        Returns
+        -------
+        mean : ndarray of shape (n,)
+            The predictive mean at ``lifetimes[c]``.
+        std : ndarray of shape (n,)
+            The predictive standard deviation at ``lifetimes[c]``.
         """
         X = _as_2d(X, self.X_train.shape[1], "X")
         key = (X.shape, hash(X.tobytes()), int(c), bool(include_noise))
@@ -248,11 +349,20 @@ class LifetimePath:
         return moments
 
     def coef(self, lifetime):
-        """Ridge weights at ``lifetime``: ``(nodes, weights)`` of the cells alive then.
+        """Return the ridge weights of the cells alive at ``lifetime``.
 
-        ``nodes`` are the alive cells' node ids ordered by tree, then node id (the
-        column order of ``MondrianFeatures.transform``); ``weights`` the posterior
-        mean ``w = prior_variance * Phi^T alpha`` of their features.
+        Parameters
+        ----------
+        lifetime : float
+            A lifetime in ``[0, terminal_lifetime]``.
+
+        Returns
+        -------
+        nodes : ndarray of int
+            The alive cells' node ids ordered by tree, then node id (the column
+            order of ``MondrianFeatures.transform``).
+        weights : ndarray of float
+            The posterior mean ``w = prior_variance * Phi^T alpha`` of their features.
         """
         c = self.index(lifetime)
         t = float(self.lifetimes[c])
@@ -271,11 +381,26 @@ class LifetimePath:
         return nodes, alive, train_nodes
 
     def predict(self, X, lifetime, return_std=False, include_noise=False):
-        """Predictive mean (posterior mean of ``Phi_t(x) w``) at ``lifetime``.
+        """Return the predictive mean (posterior mean of ``Phi_t(x) w``) at ``lifetime``.
 
-        ``return_std=True`` also returns the exact predictive standard deviation
-        at that lifetime (one ``N x N`` Cholesky factorisation); ``include_noise``
-        adds the observation noise (the predictive of ``y`` rather than ``f``).
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            The points.
+        lifetime : float
+            A lifetime in ``[0, terminal_lifetime]``.
+        return_std : bool, default=False
+            Also return the exact predictive standard deviation at that lifetime
+            (one ``N x N`` Cholesky factorisation).
+        include_noise : bool, default=False
+            Add the observation noise (the predictive of ``y`` rather than ``f``).
+
+        Returns
+        -------
+        mean : ndarray of shape (n,)
+            The predictive mean.
+        std : ndarray of shape (n,)
+            The predictive standard deviation; only with ``return_std=True``.
         """
         c = self.index(lifetime)
         t = float(self.lifetimes[c])
@@ -363,16 +488,23 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
 
     Parameters
     ----------
-    X_train, y_train : arrays (N, D), (N,)
-    X_val, y_val : arrays (N_val, D), (N_val,), optional
+    X_train : array-like of shape (N, D)
+        Training points (at least 2).
+    y_train : array-like of shape (N,)
+        Training targets (finite).
+    X_val, y_val : array-like of shape (N_val, D) and (N_val,), optional
         Validation data; their RMSE is recorded at every event.
-    terminal_lifetime : float
-        Largest lifetime of the sweep.
-    n_trees : int
+    terminal_lifetime : float, default=1.0
+        Largest lifetime of the sweep (> 0, units of inverse ``X``);
+        :func:`lifetime_for_cells` gives a sensible one.
+    n_trees : int, default=50
         Number of Mondrians ``M``.
-    noise_variance, prior_variance : float
-        ``sigma_n^2`` and ``sigma_w^2`` (ridge penalty ``sigma_n^2 / sigma_w^2``).
-    random_state : None, int or Generator
+    noise_variance, prior_variance : float, default=0.1 and 1.0
+        ``sigma_n^2`` and ``sigma_w^2`` (ridge penalty ``sigma_n^2 / sigma_w^2``, at
+        least ``MIN_NOISE_RATIO``).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`); the
+        trees are those of ``MondrianFeatures`` with the same seed.
     block_size : int, optional
         Events per factorisation (default about ``N/8``, between 16 and 256).
     progress : callable, optional
@@ -383,10 +515,18 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     Returns
     -------
     LifetimePath
+        The fit statistics at every event, and what predictions at any lifetime need.
+
+    Raises
+    ------
+    InputError
+        If the data or a parameter is invalid, or the path would store more than
+        ``MAX_STORED`` numbers (the message gives a terminal lifetime that fits).
 
     References
     ----------
-    Balog et al. (2016), The Mondrian Kernel, Section 4.2.1 and Supplement B.
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    sec. 4.2.1 and Supplement B.
     """
     from mondrian_core.trees import sample_mondrian_trees
 
