@@ -28,10 +28,26 @@ __all__ = ["LifetimePosterior", "lifetime_posterior", "make_prior"]
 
 
 def make_prior(kind: str, **params):
-    """A frozen ``scipy.stats`` lifetime prior by name.
+    """Make a frozen ``scipy.stats`` lifetime prior by name.
 
-    ``kind="exponential"`` (``mean``), ``"gamma"`` (``shape``, ``mean``) or
-    ``"log-uniform"`` (``low``, ``high``).
+    Parameters
+    ----------
+    kind : {"exponential", "gamma", "log-uniform"}
+        The prior's family.
+    **params : float
+        Its parameters, all positive: ``mean`` for ``"exponential"``; ``shape`` and
+        ``mean`` for ``"gamma"``; ``low < high`` for ``"log-uniform"``. Lifetimes are
+        in units of inverse ``X``.
+
+    Returns
+    -------
+    scipy.stats.rv_continuous_frozen
+        The prior on ``[0, inf)``.
+
+    Raises
+    ------
+    InputError
+        If the family is unknown or a parameter is missing or not positive.
     """
     try:
         if kind == "exponential":
@@ -127,16 +143,29 @@ def _mode(prior):
 class LifetimePosterior:
     """Posterior over the lifetime given a :class:`~mondrian_core.sweep.LifetimePath`.
 
-    Attributes
+    Made by :func:`lifetime_posterior`.
+
+    Parameters
     ----------
-    lower, upper : (C,) arrays
+    path : LifetimePath
+        The swept path whose marginal likelihoods the posterior weighs.
+    prior : scipy.stats.rv_continuous_frozen
+        The lifetime prior (truncated to ``[0, Lambda]``, Lambda the terminal lifetime).
+    lower, upper : ndarray of shape (C,)
         The intervals ``[tau_c, tau_{c+1})``; the last upper end is the terminal
         lifetime (the prior is truncated there).
-    interval_mass : (C,) array
+    log_prior_mass : ndarray of shape (C,)
+        ``log(F(tau_{c+1}) - F(tau_c))``, the prior's log mass of each interval.
+    interval_mass : ndarray of shape (C,)
         Posterior probability of each interval (sums to one).
     log_evidence : float
         ``log p(y | X) = log sum_c L(tau_c) (F(tau_{c+1}) - F(tau_c)) / F(Lambda)``
         under the prior truncated to ``[0, Lambda]``.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    Supplement B.
     """
 
     path: object
@@ -180,7 +209,23 @@ class LifetimePosterior:
         return float(cand[int(np.nanargmax(score))])
 
     def quantile(self, q: float) -> float:
-        """Posterior quantile, inverting the piecewise CDF through the prior's ppf."""
+        """Return a posterior quantile, inverting the piecewise CDF through the prior's ppf.
+
+        Parameters
+        ----------
+        q : float
+            The probability, in ``(0, 1)``.
+
+        Returns
+        -------
+        float
+            The lifetime below which the posterior puts probability ``q``.
+
+        Raises
+        ------
+        InputError
+            If ``q`` is not in ``(0, 1)``.
+        """
         if not 0.0 < q < 1.0:
             raise InputError(f"A quantile level must be in (0, 1), got {q}.")
         cum = np.cumsum(self.interval_mass)
@@ -197,13 +242,44 @@ class LifetimePosterior:
         return float(np.clip(value, a, b))
 
     def credible_interval(self, level: float = 0.9) -> tuple[float, float]:
-        """Equal-tailed credible interval of probability ``level``."""
+        """Return the equal-tailed credible interval of probability ``level``.
+
+        Parameters
+        ----------
+        level : float, default=0.9
+            The probability, in ``(0, 1)``.
+
+        Returns
+        -------
+        low : float
+            The ``(1 - level)/2`` quantile.
+        high : float
+            The ``(1 + level)/2`` quantile.
+
+        Raises
+        ------
+        InputError
+            If ``level`` is not in ``(0, 1)``.
+        """
         if not 0.0 < level < 1.0:
             raise InputError(f"The credible level must be in (0, 1), got {level}.")
         return self.quantile((1 - level) / 2), self.quantile((1 + level) / 2)
 
     def density(self, grid) -> np.ndarray:
-        """Posterior density on ``grid``: truncated prior pdf times ``L(tau_c) / p(y)``."""
+        """Return the posterior density on ``grid``.
+
+        The truncated prior density times ``L(tau_c) / p(y)`` on each interval.
+
+        Parameters
+        ----------
+        grid : array-like of float
+            Lifetimes.
+
+        Returns
+        -------
+        ndarray
+            The density at each lifetime (0 beyond the terminal lifetime).
+        """
         grid = np.asarray(grid, dtype=float)
         inside = grid <= self.upper[-1]
         c = np.clip(np.searchsorted(self.lower, grid, side="right") - 1, 0, self.lower.size - 1)
@@ -213,20 +289,54 @@ class LifetimePosterior:
             return np.where(inside, np.exp(self.prior.logpdf(grid) - log_trunc + log_l), 0.0)
 
     def components(self, tol: float = 1e-10) -> np.ndarray:
-        """Indices of the intervals that hold all but at most ``tol`` of the mass."""
+        """Return the indices of the intervals that hold all but ``tol`` of the mass.
+
+        Parameters
+        ----------
+        tol : float, default=1e-10
+            The posterior mass that may be left out.
+
+        Returns
+        -------
+        ndarray of int
+            Interval indices, sorted; the fewest heaviest intervals needed.
+        """
         order = np.argsort(self.interval_mass)[::-1]
         cum = np.cumsum(self.interval_mass[order])
         n = int(np.searchsorted(cum, 1.0 - tol, side="left")) + 1
         return np.sort(order[:min(n, order.size)])
 
     def predict(self, X, return_std=False, include_noise=True, tol=1e-10):
-        """The mixture predictive of Supplement B.
+        """Return the mixture predictive of Supplement B.
 
         Mean ``sum_c k_c m_c(x)``; with ``return_std`` the mixture's standard
         deviation ``sqrt(sum_c k_c (v_c + m_c^2) - mean^2)`` where ``v_c`` is the
         per-interval predictive variance (of ``y`` when ``include_noise``, else of the
         latent function). Intervals holding less than ``tol`` of the mass in total are
         left out and the rest renormalised.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            The points.
+        return_std : bool, default=False
+            Also return the mixture's standard deviation.
+        include_noise : bool, default=True
+            Include the observation noise in the standard deviation.
+        tol : float, default=1e-10
+            The posterior mass of intervals that may be left out.
+
+        Returns
+        -------
+        mean : ndarray of shape (n,)
+            The predictive mean.
+        std : ndarray of shape (n,)
+            The predictive standard deviation; only with ``return_std=True``.
+
+        References
+        ----------
+        Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian
+        Kernel", Supplement B.
         """
         idx = self.components(tol)
         w = self.interval_mass[idx] / self.interval_mass[idx].sum()
@@ -246,7 +356,7 @@ class LifetimePosterior:
 
 
 def lifetime_posterior(path, prior) -> LifetimePosterior:
-    """Posterior over the lifetime from a swept path and a prior (Supplement B).
+    """Compute the posterior over the lifetime from a swept path and a prior.
 
     Parameters
     ----------
@@ -260,6 +370,18 @@ def lifetime_posterior(path, prior) -> LifetimePosterior:
     Returns
     -------
     LifetimePosterior
+        The posterior mass of each interval between cut times and the evidence.
+
+    Raises
+    ------
+    InputError
+        If ``path`` or ``prior`` is of the wrong kind, the prior has mass below 0, or
+        it puts no mass on the swept lifetimes.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    Supplement B.
     """
     if not hasattr(path, "log_marginal_likelihood"):
         raise InputError("path must be a LifetimePath from lifetime_path(...).")
