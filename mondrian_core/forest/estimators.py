@@ -145,7 +145,21 @@ class _MondrianForestBase(BaseEstimator):
 
     # ------------------------------------------------------------ inspection
     def tree_structure(self, tree: int = 0) -> dict:
-        """Arrays describing one tree (for pictures): its node ids and their fields."""
+        """Return arrays describing one tree, for pictures.
+
+        Parameters
+        ----------
+        tree : int, default=0
+            The tree's index, in ``[0, n_estimators)``.
+
+        Returns
+        -------
+        dict of str to ndarray
+            ``ids`` (the tree's node ids) and, aligned with them, ``parent``,
+            ``left``, ``right`` (``-1`` where absent), ``split_time``, ``split_dim``,
+            ``split_loc``, ``lower``, ``upper`` (the node's box), ``depth``,
+            ``is_leaf``, ``birth`` and ``end`` (the node's time interval).
+        """
         check_is_fitted(self, "trees_")
         a = self.trees_.arrays()
         ids = np.flatnonzero(a["tree"] == tree)
@@ -156,7 +170,14 @@ class _MondrianForestBase(BaseEstimator):
         return out
 
     def tree_summary(self) -> dict:
-        """Per tree: number of leaves, maximum leaf depth, sorted split times."""
+        """Summarise every tree: number of leaves, maximum leaf depth, split times.
+
+        Returns
+        -------
+        dict
+            ``n_leaves`` and ``max_depth`` (int arrays of shape (n_estimators,)) and
+            ``split_times`` (a list of sorted arrays, one per tree).
+        """
         check_is_fitted(self, "trees_")
         a = self.trees_.arrays()
         M = self.n_estimators
@@ -180,15 +201,19 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
     Parameters
     ----------
     n_estimators : int, default=10
-        Number of Mondrian trees M.
+        Number of Mondrian trees M, >= 1.
     lifetime : float, default=1.0
-        Lifetime lambda of the Mondrian processes (inverse length scale).
-    random_state : None, int or numpy.random.Generator
-        Randomness of the trees and of their online extensions.
+        Lifetime lambda of the Mondrian processes (inverse length scale, units of
+        inverse ``X``), finite and >= 0; larger lifetimes give finer trees.
+    random_state : int, numpy.random.Generator or None, default=None
+        Randomness of the trees and of their online extensions (see
+        :func:`~mondrian_core.check_random_state`).
     noise_variance : float or None, default=None
-        Observation noise sigma^2; None: 0.1 times ``prior_variance``.
+        Observation noise sigma^2 (units of ``y`` squared, > 0); None: 0.1 times
+        ``prior_variance``.
     prior_variance : float or None, default=None
-        Prior variance of a leaf's mean; None: the variance of the targets seen so far.
+        Prior variance of a leaf's mean (> 0); None: the variance of the targets
+        seen so far.
     smoothing : {"hierarchical", "none"}, default="hierarchical"
         "none" is the factorised Gaussian prior of Balog et al. (2016, Prop. 5):
         each leaf value is a ridge estimate with ratio noise/prior; "hierarchical"
@@ -196,15 +221,32 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
 
     Attributes
     ----------
-    trees_ : the trees' nodes (per-node lists, see ``tree_structure``).
-    y_mean_, y_var_ : mean and variance of the targets seen so far (prior mean m).
-    last_operations_ : (n_points, n_estimators) int8, the operation each point of the
-        last ``partial_fit`` caused in each tree (codes in ``OPERATION_NAMES``).
+    trees_ : mondrian_core.forest.tree_store.TreeStore
+        The trees' nodes (see :meth:`tree_structure`).
+    n_features_in_ : int
+        Number of features of the points seen in ``fit`` or the first ``partial_fit``.
+    y_mean_ : float
+        Mean of the targets seen so far: the prior mean ``m`` of every leaf.
+    y_var_ : float
+        Variance of the targets seen so far (the default ``prior_variance``).
+    last_operations_ : ndarray of int8, shape (n_points, n_estimators)
+        The operation each point of the last ``partial_fit`` caused in each tree
+        (codes in ``OPERATION_NAMES``: no change, extend, insert above, split leaf).
+    last_operation_nodes_ : ndarray of int64, shape (n_points, n_estimators)
+        The node at which each of those operations happened.
+
+    See Also
+    --------
+    MondrianForestClassifier : The same trees for classification.
+    mondrian_core.MondrianFeatures : The Mondrian kernel, which fits all trees jointly.
 
     References
     ----------
-    Lakshminarayanan, Roy and Teh (2014, 2016); Balog et al., "The Mondrian
-    Kernel" (UAI 2016), section 6; slides ``papers/002``.
+    Lakshminarayanan, Roy and Teh (2014), "Mondrian Forests: Efficient Online Random
+    Forests", NIPS; Lakshminarayanan, Roy and Teh (2016), "Mondrian Forests for
+    Large-Scale Regression when Uncertainty Matters", AISTATS; Balog,
+    Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel", UAI,
+    sec. 6 and Proposition 5.
     """
 
     def __init__(self, n_estimators=10, lifetime=1.0, random_state=None, *,
@@ -248,14 +290,54 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         self._posterior = None
 
     def fit(self, X, y):
-        """Sample the trees on (X, y) in one batch and fit every tree's leaves."""
+        """Sample the trees on ``(X, y)`` in one batch and fit every tree's leaves.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Training points (finite).
+        y : array-like of shape (N,)
+            Targets (finite).
+
+        Returns
+        -------
+        MondrianForestRegressor
+            The fitted forest.
+
+        Raises
+        ------
+        InputError
+            If the data or a parameter is invalid.
+        """
         X, y = self._check(X, y)
         self._fit_trees(X, y)
         self._update_moments(y, reset=True)
         return self
 
     def partial_fit(self, X, y):
-        """Add points online (conditional Mondrian): same distribution as a batch fit."""
+        """Add points online (conditional Mondrian): same distribution as a batch fit.
+
+        The points are added one after the other, each extending every tree
+        (Lakshminarayanan, Roy and Teh 2014); the first call starts empty trees.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            New points.
+        y : array-like of shape (n,)
+            Their targets.
+
+        Returns
+        -------
+        MondrianForestRegressor
+            The updated forest; ``last_operations_`` says what each point did.
+
+        Raises
+        ------
+        InputError
+            If the data is invalid, or ``n * n_estimators`` exceeds
+            ``MAX_ONLINE_UPDATES``.
+        """
         fitted = hasattr(self, "trees_")
         X, y = self._check(X, y, self.n_features_in_ if fitted else None)
         self._partial_fit_trees(X, y)
@@ -313,22 +395,42 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         return {"E": E, "V": V, "C": C, "kappa": kappa}
 
     def leaf_values(self) -> np.ndarray:
-        """Posterior mean of every node's value (leaves: the fitted leaf values), in y units."""
+        """Return the posterior mean of every node's value, in units of ``y``.
+
+        Returns
+        -------
+        ndarray of shape (n_nodes,)
+            One value per node of all trees (for leaves, the fitted leaf values).
+        """
         check_is_fitted(self, "trees_")
         return self._node_posterior()["E"] + self.y_mean_
 
     def predict(self, X, return_std=False, include_noise=True):
-        """Predictive mean (and standard deviation) at X, averaged over extensions.
-
-        ``include_noise=False`` gives the standard deviation of the function
-        value (the mean of y) instead of that of a new observation y.
+        """Return the predictive mean (and standard deviation), averaged over extensions.
 
         The standard deviation is that of the forest's predictive mixture
         (equal-weight mixture of the trees' predictive distributions, each the
-        closed-form mixture over where X branches off), including the noise.
-        Far from the data every tree branches off at the root and the prediction
-        tends to the prior, ``N(m, prior_variance + noise_variance)``; on the way
-        the mixture's std may overshoot that level slightly.
+        closed-form mixture over where X branches off). Far from the data every
+        tree branches off at the root and the prediction tends to the prior,
+        ``N(m, prior_variance + noise_variance)``; on the way the mixture's std
+        may overshoot that level slightly.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Test points.
+        return_std : bool, default=False
+            Also return the predictive standard deviation.
+        include_noise : bool, default=True
+            Include the observation noise (the spread of a new ``y``); False gives
+            the standard deviation of the function value (the mean of ``y``).
+
+        Returns
+        -------
+        mean : ndarray of shape (n,)
+            The predictive mean.
+        std : ndarray of shape (n,)
+            The predictive standard deviation; only with ``return_std=True``.
         """
         check_is_fitted(self, "trees_")
         X = _validate_X(X, self.n_features_in_)
@@ -415,17 +517,41 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
     Parameters
     ----------
     n_estimators : int, default=10
+        Number of Mondrian trees M, >= 1.
     lifetime : float, default=1.0
-    random_state : None, int or numpy.random.Generator
+        Lifetime lambda of the Mondrian processes (inverse length scale, units of
+        inverse ``X``), finite and >= 0.
+    random_state : int, numpy.random.Generator or None, default=None
+        Randomness of the trees and of their online extensions (see
+        :func:`~mondrian_core.check_random_state`).
     discount_rate : float or None, default=None
-        gamma in ``d = exp(-gamma * time difference)``; None: 10 times the linear
-        dimension (sum of side lengths) of the data's bounding box, i.e. the
-        paper's ``10 D`` for data filling the unit cube.
+        The rate gamma (>= 0, units of inverse lifetime) in ``d = exp(-gamma * time
+        difference)``; None: 10 times the linear dimension (sum of side lengths) of
+        the data's bounding box, i.e. the paper's ``10 D`` for data filling the unit
+        cube.
 
     Attributes
     ----------
-    classes_ : labels, in the order of ``predict_proba``'s columns.
-    trees_, last_operations_ : as for :class:`MondrianForestRegressor`.
+    classes_ : ndarray
+        The labels, sorted, in the order of ``predict_proba``'s columns.
+    trees_ : mondrian_core.forest.tree_store.TreeStore
+        The trees' nodes (see :meth:`tree_structure`).
+    n_features_in_ : int
+        Number of features of the points seen in ``fit`` or the first ``partial_fit``.
+    last_operations_ : ndarray of int8, shape (n_points, n_estimators)
+        The operation each point of the last ``partial_fit`` caused in each tree
+        (codes in ``OPERATION_NAMES``).
+    last_operation_nodes_ : ndarray of int64, shape (n_points, n_estimators)
+        The node at which each of those operations happened.
+
+    See Also
+    --------
+    MondrianForestRegressor : The same trees for regression.
+
+    References
+    ----------
+    Lakshminarayanan, Roy and Teh (2014), "Mondrian Forests: Efficient Online Random
+    Forests", NIPS.
     """
 
     def __init__(self, n_estimators=10, lifetime=1.0, random_state=None, *,
@@ -465,14 +591,53 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         return idx
 
     def fit(self, X, y):
-        """Sample the trees on (X, y) in one batch."""
+        """Sample the trees on ``(X, y)`` in one batch.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Training points (finite).
+        y : array-like of shape (N,)
+            Class labels.
+
+        Returns
+        -------
+        MondrianForestClassifier
+            The fitted forest.
+
+        Raises
+        ------
+        InputError
+            If the data or a parameter is invalid.
+        """
         X, y = self._check(X, y)
         self.classes_ = np.unique(y)
         self._fit_trees(X, self._encode(y))
         return self
 
     def partial_fit(self, X, y, classes=None):
-        """Add points online; ``classes`` (all labels) is required on the first call."""
+        """Add points online, one after the other (conditional Mondrian).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            New points.
+        y : array-like of shape (n,)
+            Their labels, all among ``classes``.
+        classes : array-like, optional
+            Every label the forest will see; required on the first call.
+
+        Returns
+        -------
+        MondrianForestClassifier
+            The updated forest.
+
+        Raises
+        ------
+        InputError
+            If the data is invalid, ``classes`` is missing on the first call, or a
+            label is not among the classes.
+        """
         fitted = hasattr(self, "trees_")
         X, y = self._check(X, y, self.n_features_in_ if fitted else None)
         if not fitted:
@@ -513,7 +678,18 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         return G, tab, gamma
 
     def predict_proba(self, X):
-        """Class probabilities (columns in ``classes_`` order), averaged over trees and extensions."""
+        """Return class probabilities, averaged over the trees and the extensions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Test points.
+
+        Returns
+        -------
+        ndarray of shape (n, n_classes)
+            Probabilities, columns in ``classes_`` order; rows sum to one.
+        """
         check_is_fitted(self, "trees_")
         X = _validate_X(X, self.n_features_in_)
         a = self.trees_.arrays()
@@ -536,5 +712,16 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         return out.reshape(M, N, K).mean(axis=0)
 
     def predict(self, X):
-        """Most probable class."""
+        """Return the most probable class of each point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Test points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Labels from ``classes_``.
+        """
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -22,12 +22,27 @@ OPERATION_NAMES = {
 
 
 class UniformStream:
-    """Uniform(0, 1) draws from a Generator, served one at a time from a buffer."""
+    """Uniform [0, 1) draws from a Generator, served one at a time from a buffer.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of the draws.
+    size : int, default=4096
+        How many draws to buffer at a time.
+    """
 
     def __init__(self, rng: np.random.Generator, size: int = 4096):
         self._rng, self._size, self._buf = rng, size, []
 
     def next(self) -> float:
+        """Return the next uniform draw.
+
+        Returns
+        -------
+        float
+            A number in [0, 1).
+        """
         if not self._buf:
             self._buf = self._rng.random(self._size).tolist()
         return self._buf.pop()
@@ -41,6 +56,22 @@ class TreeStore:
     scalars) keep it fast; :meth:`arrays` freezes them for vectorised prediction.
     ``stats[j]`` is ``[count, sum_y]`` (regression) or the label counts
     (classification) of all points below node ``j``.
+
+    Parameters
+    ----------
+    n_trees : int
+        Number of trees.
+    n_features : int
+        Dimension D of the points.
+    lifetime : float
+        The trees' lifetime.
+    n_stats : int
+        Length of each node's statistics.
+
+    References
+    ----------
+    Lakshminarayanan, Roy and Teh (2014), "Mondrian Forests: Efficient Online Random
+    Forests", NIPS.
     """
 
     def __init__(self, n_trees: int, n_features: int, lifetime: float, n_stats: int):
@@ -64,8 +95,18 @@ class TreeStore:
     def from_trees(cls, trees, stats_of_points: np.ndarray) -> TreeStore:
         """Adopt batch trees (a :class:`MondrianTrees`) with per-point statistics.
 
-        ``stats_of_points`` (N, n_stats): each fitted point's contribution to its
-        nodes' statistics; node sums are taken over ``order[tree, start:stop]``.
+        Parameters
+        ----------
+        trees : MondrianTrees
+            Trees from :func:`~mondrian_core.trees.sample_mondrian_trees`.
+        stats_of_points : ndarray of shape (N, n_stats)
+            Each fitted point's contribution to its nodes' statistics; node sums are
+            taken over ``order[tree, start:stop]``.
+
+        Returns
+        -------
+        TreeStore
+            A store holding the same nodes.
         """
         store = cls(trees.n_trees, trees.n_features_in, trees.lifetime, stats_of_points.shape[1])
         store.roots = np.asarray(trees.roots).tolist()
@@ -101,10 +142,28 @@ class TreeStore:
         return len(self.tree) - 1
 
     def extend(self, m: int, x: list[float], point_stats: list[float], uniforms: UniformStream):
-        """Add one point to tree ``m`` by the conditional Mondrian; return (operation, node).
+        """Add one point to tree ``m`` by the conditional Mondrian.
 
-        ``node`` is the node above which a split was inserted (or the leaf that
-        received the point).  Cost proportional to the depth of the tree.
+        Cost proportional to the depth of the tree.
+
+        Parameters
+        ----------
+        m : int
+            The tree.
+        x : list of float
+            The point, length D.
+        point_stats : list of float
+            The point's statistics, added to every node on its path.
+        uniforms : UniformStream
+            The source of randomness.
+
+        Returns
+        -------
+        operation : int
+            One of ``NO_CHANGE``, ``EXTEND``, ``INSERT_ABOVE``, ``SPLIT_LEAF``.
+        node : int
+            The node above which a split was inserted, or the leaf that received
+            the point.
         """
         self._frozen = None
         lifetime = self.lifetime
@@ -181,7 +240,15 @@ class TreeStore:
 
     # ------------------------------------------------------------ frozen arrays
     def arrays(self) -> dict:
-        """The nodes as NumPy arrays (cached until the next change), with depth and times."""
+        """Return the nodes as NumPy arrays, cached until the next change.
+
+        Returns
+        -------
+        dict
+            The stored fields as arrays, plus ``end`` (``min(split_time, lifetime)``),
+            ``birth``, ``span`` (``end - birth``), ``depth``, ``is_leaf``, ``box``
+            (lower and upper corners side by side) and ``lifetime``.
+        """
         if self._frozen is not None:
             return self._frozen
         a = {
@@ -221,10 +288,29 @@ class TreeStore:
 def walk(a: dict, X: np.ndarray, n_trees: int):
     """Extend every tree to every row of X; yield one record per path level.
 
-    Yields ``(entry, node, surv, p_branch, z, is_leaf)`` for the active
-    (tree, point) entries (``entry = tree * N + point``): the survival
-    probability of reaching ``node`` without branching off, the probability of
-    branching off in ``node``'s interval given that, and ``z = rate * length``.
+    Parameters
+    ----------
+    a : dict
+        The trees, from :meth:`TreeStore.arrays`.
+    X : ndarray of shape (N, D)
+        The points.
+    n_trees : int
+        Number of trees.
+
+    Yields
+    ------
+    entry : ndarray of int
+        The active (tree, point) entries, ``tree * N + point``.
+    node : ndarray of int
+        The node each entry has reached.
+    surv : ndarray
+        The probability of reaching ``node`` without branching off.
+    p_branch : ndarray
+        The probability of branching off in ``node``'s time interval, given that.
+    z : ndarray
+        ``rate * length``: the extension rate times the interval's length.
+    is_leaf : ndarray of bool
+        Whether ``node`` is a leaf (the entry's walk ends there).
     """
     N, D = X.shape
     box, span, is_leaf = a["box"], a["span"], a["is_leaf"]
@@ -254,7 +340,20 @@ def walk(a: dict, X: np.ndarray, n_trees: int):
 
 
 def truncated_exp_moments(z: np.ndarray):
-    """E[u], E[u^2] for u on [0, 1] with density proportional to z exp(-z u)."""
+    """Return E[u] and E[u^2] for u on [0, 1] with density proportional to z exp(-z u).
+
+    Parameters
+    ----------
+    z : array-like
+        The rates (>= 0); series expansions below 1e-4.
+
+    Returns
+    -------
+    eu : ndarray
+        E[u].
+    eu2 : ndarray
+        E[u^2].
+    """
     z = np.asarray(z, dtype=float)
     small = z < 1e-4
     zs = np.where(small, 1.0, z)
@@ -268,7 +367,20 @@ def truncated_exp_moments(z: np.ndarray):
 
 
 def expected_discount(z: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """E[exp(-w u)] for u on [0, 1] with density proportional to z exp(-z u)."""
+    """Return E[exp(-w u)] for u on [0, 1] with density proportional to z exp(-z u).
+
+    Parameters
+    ----------
+    z : array-like
+        The rates (>= 0).
+    w : array-like
+        The discount's rate times the interval's length (>= 0).
+
+    Returns
+    -------
+    ndarray
+        The expected discount, in (0, 1].
+    """
     s = z + w
     a = np.where(s > 1e-12, -np.expm1(-s) / np.where(s > 1e-12, s, 1.0), 1.0)
     b = np.where(z > 1e-12, z / np.where(z > 1e-12, -np.expm1(-z), 1.0), 1.0)
