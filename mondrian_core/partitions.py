@@ -64,12 +64,29 @@ def check_partition_points(X, *, min_samples: int = 1, n_partitions: int | None 
 
 
 def partition_features(labels: np.ndarray, n_labels: np.ndarray) -> sp.csr_matrix:
-    """Scaled cluster-indicator feature map of labels (m, N): CSR (N, sum(n_labels)).
+    """Build the scaled cluster-indicator feature map of partition labels.
 
     Row i has one entry 1/sqrt(m) per partition, in the column ``offset[r] + labels[r, i]``,
     so the Gram matrix of the rows is the m-approximate random partition kernel.
     Labels at or beyond ``n_labels[r]`` (cells of their own, see MondrianPartitions)
     widen that partition's block of columns.
+
+    Parameters
+    ----------
+    labels : ndarray of int, shape (m, N)
+        The cluster of each point in each partition.
+    n_labels : ndarray of int, shape (m,)
+        The number of clusters of each partition.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (N, sum(n_labels))
+        The features.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions", Definition 2.
     """
     labels = np.asarray(labels)
     m, n = labels.shape
@@ -90,20 +107,43 @@ class _PartitionsMixin:
         return self.labels(X)
 
     def features(self, X) -> sp.csr_matrix:
-        """Cluster indicators / sqrt(m): ``features(X) @ features(X).T`` is the kernel."""
-        return partition_features(self.labels(X), self.n_labels_)
+        """Return the cluster indicators scaled by ``1/sqrt(m)``.
 
-    def kernel(self, X, Y=None) -> np.ndarray:
-        """Dense m-approximate kernel: the fraction of partitions that put the points together.
+        ``features(X) @ features(X).T`` is the m-approximate kernel.
 
         Parameters
         ----------
-        X : array (N, D)
-        Y : array (M, D), optional (default ``X``)
+        X : array-like of shape (N, D)
+            The points.
 
         Returns
         -------
-        K : array (N, M), values in {0, 1/m, ..., 1}; the diagonal of ``kernel(X)`` is 1.
+        scipy.sparse.csr_matrix of shape (N, sum(n_labels_))
+            One non-zero per partition per row.
+        """
+        return partition_features(self.labels(X), self.n_labels_)
+
+    def kernel(self, X, Y=None) -> np.ndarray:
+        """Return the dense m-approximate kernel matrix.
+
+        The fraction of partitions that put the two points in one cluster.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The first points.
+        Y : array-like of shape (N2, D), optional
+            The second points; default ``X``.
+
+        Returns
+        -------
+        ndarray of shape (N, N2)
+            Values in ``{0, 1/m, ..., 1}``; the diagonal of ``kernel(X)`` is 1.
+
+        Raises
+        ------
+        InputError
+            If the points are invalid or the matrix would be too large.
         """
         check_dense_size(np.shape(X)[0], np.shape(X if Y is None else Y)[0])
         LX = self.labels(X)
@@ -135,19 +175,27 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_partitions : int, default 200
-        m, the number of independent partitions.
-    max_level : int, default 8
-        h: at most 2**h clusters per partition.
-    random_state : None, int or numpy.random.Generator
+    n_partitions : int, default=200
+        The number m of independent partitions (>= 1).
+    max_level : int, default=8
+        The largest level h, in ``[0, 20]``: at most 2**h clusters per partition.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Attributes
     ----------
-    dims_ : list of int arrays, the kept dimensions of each partition.
-    levels_ : int array (m,), the drawn s.
-    centres_ : list of arrays (n_r, |dims_r|), the chosen centres (kept dims only).
-    centre_index_ : list of int arrays, indices of the centres among the fitted points.
-    n_labels_ : int array (m,), number of clusters (centres) of each partition.
+    dims_ : list of ndarray of int
+        The kept dimensions of each partition.
+    levels_ : ndarray of int, shape (m,)
+        The drawn levels s.
+    centres_ : list of ndarray of shape (n_r, len(dims_[r]))
+        The chosen centres (kept dimensions only).
+    centre_index_ : list of ndarray of int
+        Indices of the centres among the fitted points.
+    n_labels_ : ndarray of int, shape (m,)
+        Number of clusters (centres) of each partition.
+    n_features_in_ : int
+        Number of features of the points seen in ``fit``.
 
     References
     ----------
@@ -161,7 +209,25 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Draw the partitions (dimension subsets, levels and centres) from X."""
+        """Draw the partitions (dimension subsets, levels and centres) from ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The points; centres are chosen among them.
+        y : None
+            Ignored (the Fast Cluster kernel is unsupervised).
+
+        Returns
+        -------
+        FastClusterPartitions
+            The fitted sampler.
+
+        Raises
+        ------
+        InputError
+            If ``X`` or a parameter is invalid, or the labels would not fit in memory.
+        """
         m = _check_positive_int(self.n_partitions, "n_partitions")
         h = _check_positive_int(self.max_level, "max_level", minimum=0)
         if h > 20:
@@ -187,7 +253,25 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
         return self
 
     def labels(self, X, chunk_size: int = 16384) -> np.ndarray:
-        """Nearest chosen centre (on the kept dimensions) of each point: (m, N) ints."""
+        """Return the nearest chosen centre (on the kept dimensions) of each point.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The points.
+        chunk_size : int, default=16384
+            Points per block of distance computations (bounds memory).
+
+        Returns
+        -------
+        ndarray of int, shape (m, N)
+            The centre's index in each partition.
+
+        Raises
+        ------
+        InputError
+            If ``X`` is invalid or has another number of features.
+        """
         check_is_fitted(self, "centres_")
         X = check_partition_points(X)
         if X.shape[1] != self.n_features_in_:
@@ -257,23 +341,36 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_partitions : int, default 200
-        m, the number of trees (one partition per tree).
-    max_level : int or None, default None
-        h. None: each tree's own depth (so d_r ~ U{0..depth of tree r}, as in the
-        paper's "binary tree with 2**h nodes").
-    max_features : float, int or str, default 1/3
-        Features tried at each split (Breiman's regression default: a third).
-    min_samples_leaf : int, default 1
-    random_state : None, int or numpy.random.Generator
+    n_partitions : int, default=200
+        The number m of trees (one partition per tree), >= 1.
+    max_level : int or None, default=None
+        The largest depth h (>= 0). None: each tree's own depth (so d_r ~ U{0..depth of tree r}, as in
+        the paper's "binary tree with 2**h nodes").
+    max_features : float, int or str, default=1/3
+        Features tried at each split, as in scikit-learn's ``RandomForestRegressor``
+        (Breiman's regression default: a third).
+    min_samples_leaf : int, default=1
+        Fewest training points in a leaf, as in ``RandomForestRegressor``.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Attributes
     ----------
-    forest_ : the fitted RandomForestRegressor.
-    depths_ : int array (m,), the drawn d_r.
-    cluster_of_node_ : list of int arrays, per tree the cluster (node id of the
-        ancestor at depth d_r) of every node.
-    n_labels_ : int array (m,), number of nodes of each tree (labels are node ids).
+    forest_ : sklearn.ensemble.RandomForestRegressor
+        The fitted forest.
+    depths_ : ndarray of int, shape (m,)
+        The drawn depths d_r.
+    cluster_of_node_ : list of ndarray of int
+        Per tree the cluster (node id of the ancestor at depth d_r) of every node.
+    n_labels_ : ndarray of int, shape (m,)
+        Number of nodes of each tree (labels are node ids).
+    n_features_in_ : int
+        Number of features of the points seen in ``fit``.
+
+    References
+    ----------
+    A. Davies and Z. Ghahramani, "The Random Forest Kernel and other kernels for
+    big data from random partitions", arXiv:1402.4293, 2014.
     """
 
     def __init__(self, n_partitions=200, max_level=None, max_features=1 / 3,
@@ -285,7 +382,25 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Fit the forest on (X, y) and draw one depth per tree."""
+        """Fit the forest on ``(X, y)`` and draw one depth per tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The points (at least 2).
+        y : array-like of shape (N,)
+            Targets (finite): the kernel is supervised.
+
+        Returns
+        -------
+        RandomForestPartitions
+            The fitted sampler.
+
+        Raises
+        ------
+        InputError
+            If ``y`` is missing, the data or a forest setting is invalid.
+        """
         m = _check_positive_int(self.n_partitions, "n_partitions")
         if y is None:
             raise InputError("The Random Forest kernel is supervised: fit needs targets y.")
@@ -322,7 +437,23 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         return self
 
     def labels(self, X) -> np.ndarray:
-        """Node id of the ancestor at depth d_r of each point's leaf, per tree: (m, N)."""
+        """Return the node id of the ancestor at depth d_r of each point's leaf, per tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The points; they go down the fitted trees.
+
+        Returns
+        -------
+        ndarray of int, shape (m, N)
+            The cluster of each point in each partition.
+
+        Raises
+        ------
+        InputError
+            If ``X`` is invalid or has another number of features.
+        """
         check_is_fitted(self, "forest_")
         X = check_partition_points(X)
         if X.shape[1] != self.n_features_in_:
@@ -353,14 +484,27 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_partitions : int, default 200
-    lifetime : float, default 1.0
-    random_state : None, int or numpy.random.Generator
+    n_partitions : int, default=200
+        The number m of independent Mondrian trees (>= 1).
+    lifetime : float, default=1.0
+        The lifetime (>= 0, units of inverse ``X``) at which the cells are read.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Attributes
     ----------
-    trees_ : MondrianTrees
-    n_labels_ : int array (m,), number of nodes (labels are global node ids).
+    trees_ : mondrian_core.trees.MondrianTrees
+        The sampled trees.
+    n_labels_ : ndarray of int, shape (m,)
+        Number of nodes (labels are global node ids).
+    n_features_in_ : int
+        Number of features of the points seen in ``fit``.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI. Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for
+    big data from random partitions".
     """
 
     def __init__(self, n_partitions=200, lifetime=1.0, random_state=None):
@@ -369,6 +513,25 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
+        """Sample the Mondrian trees of ``X`` up to ``lifetime``.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The points.
+        y : None
+            Ignored (the Mondrian kernel is unsupervised).
+
+        Returns
+        -------
+        MondrianPartitions
+            The fitted sampler.
+
+        Raises
+        ------
+        InputError
+            If ``X`` or a parameter is invalid, or the trees would not fit in memory.
+        """
         from mondrian_core.trees import sample_mondrian_trees
 
         m = _check_positive_int(self.n_partitions, "n_partitions")
@@ -382,7 +545,18 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
         return self
 
     def labels(self, X) -> np.ndarray:
-        """Node alive at the lifetime holding each point, per tree: (m, N)."""
+        """Return the node alive at the lifetime holding each point, per tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The points; new ones are placed by the conditional Mondrian extension.
+
+        Returns
+        -------
+        ndarray of int, shape (m, N)
+            Node ids; ``n_nodes + i`` for row ``i`` where it branched off.
+        """
         return self._labels_after(X, 0)
 
     def _labels_after(self, X, n_before: int) -> np.ndarray:
