@@ -49,13 +49,36 @@ def _fit_partitions(partitions, X, y=None):
 
 def cg_residual_history(operator, b, *, preconditioner=None, tol=1e-6, maxiter=None,
                         record=True):
-    """Solve ``operator x = b`` by SciPy's CG and record ||b - A x_k|| / ||b|| per iteration.
+    """Solve ``operator x = b`` by SciPy's CG, recording the relative residual.
 
-    Returns ``(x, residuals, info)``; ``residuals[0] = 1`` (x_0 = 0). The true residual
-    is recomputed at each iteration (one extra product), so the curves of different
-    preconditioners are comparable. With ``record=False`` only the iterations are
-    counted (``residuals`` then holds NaN for each iteration, 1 first and the true
-    final residual last).
+    The true residual ``||b - A x_k|| / ||b||`` is recomputed at each iteration (one
+    extra product), so the curves of different preconditioners are comparable.
+
+    Parameters
+    ----------
+    operator : scipy.sparse.linalg.LinearOperator
+        The symmetric positive definite N x N matrix A.
+    b : array-like of shape (N,)
+        The right-hand side.
+    preconditioner : scipy.sparse.linalg.LinearOperator, optional
+        An approximate inverse of A (SciPy's ``M``).
+    tol : float, default=1e-6
+        Stop when the relative residual is at most ``tol``.
+    maxiter : int, optional
+        The most iterations (SciPy's default otherwise).
+    record : bool, default=True
+        Record the residual after each iteration; False only counts the iterations
+        (``residuals`` then holds NaN for each iteration, 1 first and the true final
+        residual last).
+
+    Returns
+    -------
+    x : ndarray of shape (N,)
+        The solution.
+    residuals : ndarray
+        ``residuals[0] = 1`` (x_0 = 0), then one entry per iteration.
+    info : int
+        SciPy's flag: 0 on convergence, else the number of iterations made.
     """
     b = np.asarray(b, dtype=np.float64).ravel()
     norm_b = np.linalg.norm(b) or 1.0
@@ -87,33 +110,53 @@ class PartitionGP(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    partitions : an unfitted partition sampler (FastClusterPartitions,
+    partitions : estimator
+        An unfitted partition sampler (FastClusterPartitions,
         RandomForestPartitions, MondrianPartitions); ``fit`` fits a clone on (X, y).
-    noise_variance : float > 0, default 0.1
-        s, in units of the standardised targets when ``normalize_y``.
-    preconditioner : bool, default True
-    tol : float, default 1e-6
+    noise_variance : float > 0, default=0.1
+        The noise variance s, in units of the standardised targets when
+        ``normalize_y``.
+    preconditioner : bool, default=True
+        Precondition CG with the averaged per-partition inverse.
+    tol : float, default=1e-6
         CG stops at ||y - A alpha|| <= tol ||y||.
-    normalize_y : bool, default True
-    max_dense : int, default 3000
+    normalize_y : bool, default=True
+        Standardise y (mean 0, standard deviation 1) before fitting, since the
+        kernel has unit variance; predictions are in the units of y either way.
+    max_dense : int, default=3000
         Exact predictive variances and samples use a dense Cholesky factor in the
         smaller of the data space (N x N) and the cluster space (C x C) when that
         size is at most ``max_dense``; otherwise one preconditioned CG solve per
         test point at tolerance 1e-10 (exact to that tolerance, slower).
-    record_residuals : bool, default True
+    record_residuals : bool, default=True
         Record the true relative residual after every CG iteration (one extra
         kernel product per iteration) in ``residuals_``, for convergence plots.
-    fit_partitions : bool, default True
+    fit_partitions : bool, default=True
         False: ``partitions`` is already fitted and is used as it is (not copied),
         e.g. to share one set of partitions between several views.
 
     Attributes
     ----------
-    partitions_ : the fitted sampler.
-    alpha_ : (N,) the CG solution (K + s I)^{-1} y (standardised y).
-    n_iter_ : int, CG iterations of the last solve.
-    residuals_ : array, relative residual after each CG iteration of ``fit``.
-    residual_ : float, the final relative residual ||y - A alpha|| / ||y||.
+    partitions_ : estimator
+        The fitted sampler.
+    algebra_ : mondrian_core.PartitionAlgebra
+        The kernel's matrix-free algebra on the training points.
+    operator_ : scipy.sparse.linalg.LinearOperator
+        The system ``K + s I``.
+    precond_ : scipy.sparse.linalg.LinearOperator or None
+        The preconditioner, if any.
+    alpha_ : ndarray of shape (N,)
+        The CG solution ``(K + s I)^{-1} y`` (standardised y).
+    n_iter_ : int
+        CG iterations of the last solve.
+    residuals_ : ndarray
+        Relative residual after each CG iteration of ``fit``.
+    residual_ : float
+        The final relative residual ``||y - A alpha|| / ||y||``.
+    X_train_ : ndarray of shape (N, D)
+        The training points.
+    y_train_ : ndarray of shape (N,)
+        The standardised training targets.
 
     References
     ----------
@@ -136,7 +179,25 @@ class PartitionGP(RegressorMixin, BaseEstimator):
     # ----------------------------------------------------------------- fit
     @_single_threaded_blas
     def fit(self, X, y):
-        """Fit the partitions on (X, y) and solve for alpha by (preconditioned) CG."""
+        """Fit the partitions on ``(X, y)`` and solve for alpha by (preconditioned) CG.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Training points (at least 2).
+        y : array-like of shape (N,)
+            Targets (finite).
+
+        Returns
+        -------
+        PartitionGP
+            The fitted GP.
+
+        Raises
+        ------
+        InputError
+            If the data or a parameter is invalid, or CG does not converge.
+        """
         for name in ("noise_variance", "tol"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float, np.number)) and 0 < value < np.inf):
@@ -237,10 +298,22 @@ class PartitionGP(RegressorMixin, BaseEstimator):
     # ----------------------------------------------------------------- public
     @_single_threaded_blas
     def predict(self, X, return_std=False):
-        """Posterior mean of f at X (and its exact standard deviation, noise excluded).
+        """Return the posterior mean of f at X (and its exact standard deviation).
 
-        The standard deviation is that of the latent function f(x*); add
-        ``noise_variance * y_std**2`` to its square for the predictive of a new y.
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Test points.
+        return_std : bool, default=False
+            Also return the standard deviation of the latent function f(x*), noise
+            excluded; add ``noise_std()**2`` to its square for a new y.
+
+        Returns
+        -------
+        mean : ndarray of shape (n,)
+            The posterior mean, in the units of y.
+        std : ndarray of shape (n,)
+            The posterior standard deviation of f; only with ``return_std=True``.
         """
         check_is_fitted(self, "alpha_")
         ids = self._ids(X)
@@ -251,11 +324,32 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         return mean, self._y_std * np.sqrt(var)
 
     def noise_std(self) -> float:
-        """Noise standard deviation in the units of y."""
+        """Return the noise standard deviation in the units of y.
+
+        Returns
+        -------
+        float
+            ``sqrt(noise_variance)`` times the targets' scale.
+        """
         return float(np.sqrt(self.noise_variance) * self._y_std)
 
     def log_predictive_density(self, X, y) -> np.ndarray:
-        """log N(y_i | mean_i, var_f(x_i) + noise) for each test point (units of y)."""
+        """Return the log predictive density of each test point.
+
+        ``log N(y_i | mean_i, var_f(x_i) + noise)``, with densities in the units of y.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Test points.
+        y : array-like of shape (n,)
+            Their targets.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The natural log of each point's predictive density.
+        """
         mean, std = self.predict(X, return_std=True)
         var = std**2 + self.noise_std() ** 2
         y = np.asarray(y, dtype=np.float64).ravel()
@@ -263,13 +357,27 @@ class PartitionGP(RegressorMixin, BaseEstimator):
 
     @_single_threaded_blas
     def sample_y(self, X, n_samples=3, random_state=None):
-        """Posterior samples of f at X, shape (len(X), n_samples), exact.
+        """Draw exact posterior samples of f at X.
 
         Pathwise conditioning (Matheron's rule): draw f from the prior through the
         finite feature map (one N(0, 1) weight per cluster, including clusters
         that only new points fall in) and noise eps ~ N(0, s I); then
         f_post(X) = f(X) + K(X, X_train) (K + s I)^{-1} (y - f(X_train) - eps)
         has exactly the posterior distribution.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Points.
+        n_samples : int, default=3
+            Number of samples.
+        random_state : int, numpy.random.Generator or None, default=None
+            A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+        Returns
+        -------
+        ndarray of shape (n, n_samples)
+            The samples, in the units of y.
         """
         check_is_fitted(self, "alpha_")
         rng = check_random_state(random_state)
@@ -304,16 +412,29 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    partitions : an unfitted partition sampler; fit on (X, y) (y only used by
+    partitions : estimator
+        An unfitted partition sampler; a clone is fit on (X, y) (y only used by
         supervised samplers such as RandomForestPartitions).
-    n_components : int, default 2
-    tol : float, default 1e-6, eigsh's relative accuracy.
+    n_components : int, default=2
+        Number of components, between 1 and N - 2.
+    tol : float, default=1e-6
+        ``eigsh``'s relative accuracy.
 
     Attributes
     ----------
-    eigenvalues_ : (n_components,), decreasing.
-    embedding_ : (N, n_components).
-    n_matvec_ : number of kernel products used.
+    partitions_ : estimator
+        The fitted sampler.
+    eigenvalues_ : ndarray of shape (n_components,)
+        The top eigenvalues of the centred kernel matrix, decreasing.
+    embedding_ : ndarray of shape (N, n_components)
+        The fitted points' coordinates ``u_k sqrt(lambda_k)``.
+    n_matvec_ : int
+        Number of kernel products used.
+
+    References
+    ----------
+    A. Davies and Z. Ghahramani (2014), "The Random Forest Kernel and other kernels
+    for big data from random partitions", sec. 2.2 and Figure 2.
     """
 
     def __init__(self, partitions, n_components=2, tol=1e-6):
@@ -323,6 +444,25 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
 
     @_single_threaded_blas
     def fit(self, X, y=None):
+        """Fit the partitions and find the top components of the centred kernel.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The points.
+        y : array-like of shape (N,), optional
+            Targets, for supervised samplers.
+
+        Returns
+        -------
+        PartitionKernelPCA
+            The fitted estimator.
+
+        Raises
+        ------
+        InputError
+            If the points are invalid or ``n_components`` is not in ``[1, N - 2]``.
+        """
         X = check_partition_points(X)
         k = int(self.n_components)
         if not 1 <= k < X.shape[0] - 1:
@@ -359,4 +499,18 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
         return self
 
     def fit_transform(self, X, y=None):
+        """Fit and return the embedding of the fitted points.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The points.
+        y : array-like of shape (N,), optional
+            Targets, for supervised samplers.
+
+        Returns
+        -------
+        ndarray of shape (N, n_components)
+            ``embedding_``.
+        """
         return self.fit(X, y).embedding_
