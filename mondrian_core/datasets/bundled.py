@@ -12,12 +12,22 @@ from mondrian_core.errors import InputError
 
 
 def load_diabetes(standardize=True) -> Dataset:
-    """Diabetes (Efron et al. 2004), shipped with scikit-learn: 442 x 10.
+    """Load the diabetes set (Efron et al. 2004), shipped with scikit-learn: 442 x 10.
 
     Features: age, sex, BMI, blood pressure and six blood serum measurements;
     target: a measure of disease progression one year after baseline (25-346).
-    Raw (unscaled) features come from ``load_diabetes(scaled=False)``; with
-    ``standardize`` the features are z-scored (the target is left in its units).
+    Raw (unscaled) features come from scikit-learn's ``load_diabetes(scaled=False)``.
+
+    Parameters
+    ----------
+    standardize : bool, default=True
+        Whether to z-score the features (the target stays in its units); the raw features are
+        kept in ``X_raw``.
+
+    Returns
+    -------
+    Dataset
+        A regression set.
     """
     from sklearn.datasets import load_diabetes as _load
 
@@ -39,11 +49,22 @@ def _plotly_dataset(name: str) -> pd.DataFrame:
 
 
 def load_gapminder(standardize=True) -> Dataset:
-    """Gapminder life expectancy, shipped with plotly: 1,704 x 2.
+    """Load Gapminder life expectancy, shipped with plotly: 1,704 x 2.
 
     142 countries every 5 years 1952-2007; features log10 GDP per capita
     (inflation-adjusted US$) and year; target life expectancy at birth (years).
     Two inputs, so the pages can draw the prediction surface of real data.
+
+    Parameters
+    ----------
+    standardize : bool, default=True
+        Whether to z-score the features (the target stays in its units); the raw features are
+        kept in ``X_raw``.
+
+    Returns
+    -------
+    Dataset
+        A regression set.
     """
     df = _plotly_dataset("gapminder")
     X = np.column_stack([np.log10(df["gdpPercap"].to_numpy(float)), df["year"].to_numpy(float)])
@@ -57,9 +78,20 @@ def load_gapminder(standardize=True) -> Dataset:
 
 
 def load_tips(standardize=True) -> Dataset:
-    """Restaurant tips (Bryant and Smith 1995), shipped with plotly: 244 x 2.
+    """Load restaurant tips (Bryant and Smith 1995), shipped with plotly: 244 x 2.
 
     Features total bill (US$) and party size; target the tip (US$).
+
+    Parameters
+    ----------
+    standardize : bool, default=True
+        Whether to z-score the features (the target stays in its units); the raw features are
+        kept in ``X_raw``.
+
+    Returns
+    -------
+    Dataset
+        A regression set.
     """
     df = _plotly_dataset("tips")
     X = df[["total_bill", "size"]].to_numpy(float)
@@ -79,7 +111,25 @@ BUNDLED_DATASETS = {
 
 
 def load_bundled(name: str, standardize=True) -> Dataset:
-    """One of :data:`BUNDLED_DATASETS` by name."""
+    """Load one of :data:`BUNDLED_DATASETS` by name.
+
+    Parameters
+    ----------
+    name : {"diabetes", "gapminder", "tips"}
+        The data set.
+    standardize : bool, default=True
+        Whether to z-score the features.
+
+    Returns
+    -------
+    Dataset
+        A regression set.
+
+    Raises
+    ------
+    InputError
+        If the name is unknown.
+    """
     try:
         loader = BUNDLED_DATASETS[name][0]
     except KeyError:

@@ -25,8 +25,18 @@ _DELIMITERS = ",;\t|"
 class CsvTable:
     """A parsed CSV before columns are chosen (:func:`read_csv_table`).
 
-    ``numeric_columns`` can be chosen as features or target; ``text_columns``
-    cannot. ``delimiter`` is the one detected.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The parsed table.
+    numeric_columns : tuple of str
+        Columns that can be chosen as features or target.
+    text_columns : tuple of str
+        Columns that cannot (not numbers).
+    delimiter : str
+        The delimiter detected.
+    notices : tuple of str, default=()
+        What the user should know about the parse.
     """
 
     frame: pd.DataFrame
@@ -90,10 +100,28 @@ def _sniff_delimiter(text: str) -> str:
 def read_csv_table(source, *, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS) -> CsvTable:
     """Parse a CSV (bytes, path or binary file) and sort its columns into numeric and text.
 
-    The delimiter (comma, semicolon, tab or bar) is detected. Raises
-    :class:`InputError` for an empty, binary, non-UTF-8 or oversized file, one with
-    more than ``max_rows`` rows, duplicated or missing header names, fewer than two
-    columns, or text pandas cannot parse.
+    The delimiter (comma, semicolon, tab or bar) is detected.
+
+    Parameters
+    ----------
+    source : bytes, str, path or binary file
+        The CSV (e.g. a Streamlit ``UploadedFile``); a ``str`` is a path.
+    max_bytes : int, default=CSV_MAX_BYTES
+        The largest file accepted.
+    max_rows : int, default=CSV_MAX_ROWS
+        The most data rows accepted.
+
+    Returns
+    -------
+    CsvTable
+        The table with its columns sorted into numeric and text.
+
+    Raises
+    ------
+    InputError
+        For an empty, binary, non-UTF-8 or oversized file, one with more than
+        ``max_rows`` rows, duplicated or missing header names, fewer than two
+        columns, or text pandas cannot parse.
     """
     text = _decode(_read_bytes(source, max_bytes))
     delimiter = _sniff_delimiter(text)
@@ -176,20 +204,24 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
 
     Parameters
     ----------
-    source : bytes, str, path or binary file (e.g. a Streamlit ``UploadedFile``)
+    source : bytes, str, path or binary file
+        The CSV (e.g. a Streamlit ``UploadedFile``); a ``str`` is a path.
     feature_columns : list of str, optional
         Numeric columns to use as inputs (default: every numeric column except the
         target).
     target_column : str, optional
         Numeric column to predict (default: the last numeric column).
-    standardize : bool
-        z-score the features (raw values kept in ``X_raw``).
+    name : str, default="uploaded CSV"
+        The data set's name (titles, file names).
+    standardize : bool, default=False
+        Whether to z-score the features (raw values kept in ``X_raw``).
     max_bytes, max_rows, min_rows : int
         Size limits; rows are counted after dropping those with NaN/inf.
 
     Returns
     -------
     dataset : Dataset
+        The regression set.
     notices : list of str
         What was done that the user should know (rows dropped, defaults chosen).
 

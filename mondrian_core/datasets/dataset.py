@@ -13,7 +13,7 @@ from mondrian_core.errors import InputError
 class Dataset:
     """A data set as the pages use it.
 
-    Attributes
+    Parameters
     ----------
     X : ndarray of shape (N, D), float64
         Inputs (standardised when ``standardized`` is true; see ``X_raw``).
@@ -27,7 +27,9 @@ class Dataset:
     feature_names : tuple of str
         One name per column of ``X`` (with units where known).
     target_name : str or None
+        What the target measures (with units where known).
     task : {"regression", "classification", "none"}
+        What the target is for.
     true_lifetime : float or None
         For synthetic Laplace-GP draws: the lifetime of the kernel the target
         was drawn with (what the lifetime pages try to recover).
@@ -40,6 +42,11 @@ class Dataset:
     standardized : bool
         Whether ``X`` (and ``y`` when ``y_raw`` is set) were standardised to mean 0
         and standard deviation 1 over the whole set.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D, or ``y`` or ``feature_names`` do not match its shape.
     """
 
     X: np.ndarray
@@ -74,14 +81,27 @@ class Dataset:
 
     @property
     def n_samples(self) -> int:
+        """The number of rows N."""
         return self.X.shape[0]
 
     @property
     def n_features(self) -> int:
+        """The number of features D."""
         return self.X.shape[1]
 
     def subset(self, indices) -> Dataset:
-        """The rows ``indices`` (all per-row arrays sliced alike)."""
+        """Return the rows ``indices``, all per-row arrays sliced alike.
+
+        Parameters
+        ----------
+        indices : array-like of int or bool
+            The rows to keep (any NumPy index).
+
+        Returns
+        -------
+        Dataset
+            A data set with those rows.
+        """
         idx = np.asarray(indices)
 
         def take(a):
@@ -91,10 +111,20 @@ class Dataset:
                        X_raw=take(self.X_raw), y_raw=take(self.y_raw))
 
     def standardize(self, target: bool = False) -> Dataset:
-        """Features (and the target if ``target``) scaled to mean 0, std 1.
+        """Return the data set with features (and target) scaled to mean 0, std 1.
 
         Constant columns are only centred. The statistics are those of this whole
         set; the raw values stay in ``X_raw`` / ``y_raw``.
+
+        Parameters
+        ----------
+        target : bool, default=False
+            Also standardise a regression target.
+
+        Returns
+        -------
+        Dataset
+            The standardised data set (``standardized`` true).
         """
         X_raw = self.X if self.X_raw is None else self.X_raw
         X = zscore(X_raw)
@@ -106,6 +136,18 @@ class Dataset:
 
 
 def zscore(A: np.ndarray) -> np.ndarray:
+    """Scale every column to mean 0 and standard deviation 1; constant columns are centred.
+
+    Parameters
+    ----------
+    A : ndarray of shape (N, D)
+        Finite values.
+
+    Returns
+    -------
+    ndarray of shape (N, D)
+        The z-scores.
+    """
     # columns with values above 1e100 are first divided by their largest |value|: squares
     # above 1e308 overflow, and the std would be inf (a zero column instead of z-scores)
     big = np.abs(A).max(axis=0, initial=0.0)
@@ -122,11 +164,29 @@ def zscore(A: np.ndarray) -> np.ndarray:
 
 def train_val_test_split(dataset: Dataset, fractions=(0.6, 0.2, 0.2), random_state=None,
                          return_indices=False):
-    """A seeded random split into 2 or 3 parts with the given fractions.
+    """Split a data set at random into 2 or 3 parts with the given fractions.
 
-    ``fractions`` sum to 1; each part gets ``round``-ed sizes (at least one row).
-    Returns a tuple of :class:`Dataset` (or of sorted index arrays when
-    ``return_indices``), one per fraction.
+    Parameters
+    ----------
+    dataset : Dataset
+        The data set to split.
+    fractions : sequence of float, default=(0.6, 0.2, 0.2)
+        2 or 3 positive fractions summing to 1; each part gets a rounded size (at
+        least one row), the first part the rest.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    return_indices : bool, default=False
+        Return sorted row indices instead of data sets.
+
+    Returns
+    -------
+    tuple of Dataset or tuple of ndarray
+        One part per fraction.
+
+    Raises
+    ------
+    InputError
+        If the fractions are invalid or the set has too few rows.
     """
     fractions = np.asarray(fractions, dtype=np.float64)
     if fractions.ndim != 1 or fractions.size not in (2, 3) or np.any(fractions <= 0) \

@@ -1,7 +1,7 @@
 """Seeded synthetic data sets: a Laplace-GP draw with a known lifetime, toy sets for the pages.
 
 Every generator takes ``random_state`` (``None``, ``int``, ``Generator``) and draws
-only from :func:`mondrian_core._validation.check_random_state`: same seed, same data.
+only from :func:`mondrian_core.check_random_state`: same seed, same data.
 """
 from __future__ import annotations
 
@@ -28,7 +28,27 @@ def _uniform(rng, n, lower, upper) -> np.ndarray:
 
 
 def uniform_box(n, lower=(0.0, 0.0), upper=(1.0, 1.0), random_state=None) -> Dataset:
-    """``n`` points uniform in the box ``[lower, upper]`` (no target)."""
+    """Draw ``n`` points uniform in the box ``[lower, upper]`` (no target).
+
+    Parameters
+    ----------
+    n : int
+        Number of points, at most ``MAX_SYNTHETIC_POINTS``.
+    lower, upper : sequence of float, default=(0, 0) and (1, 1)
+        The box, with ``lower < upper`` in every dimension.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    Dataset
+        A point set (``task="none"``).
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid or asks for too many points.
+    """
     n = check_sample_count(n)
     lower, upper = check_strict_box(lower, upper)
     rng = check_random_state(random_state)
@@ -43,16 +63,19 @@ MAX_GP_POINTS = 5000
 
 
 def laplace_gp_sample(X, lifetime, n_draws=1, random_state=None, method="auto") -> np.ndarray:
-    """Exact draws of f ~ GP(0, k) at the rows of ``X``, k = exp(-lifetime ||x - x'||_1).
+    """Draw f ~ GP(0, k) exactly at the rows of ``X``, k = exp(-lifetime ||x - x'||_1).
 
     Parameters
     ----------
-    X : array of shape (N, D)
+    X : array-like of shape (N, D)
+        The inputs (finite); a 1-D array is one column.
     lifetime : float >= 0
-        The Laplace kernel's inverse length scale (the Mondrian lifetime).
-    n_draws : int
+        The Laplace kernel's inverse length scale (the Mondrian lifetime), in units
+        of inverse ``X``.
+    n_draws : int, default=1
         Number of independent functions.
-    random_state : None, int or numpy.random.Generator
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
     method : {"auto", "ou", "cholesky"}
         ``"ou"`` (1-D only): the Ornstein-Uhlenbeck recursion on sorted x,
         f_i = rho_i f_{i-1} + sqrt(1 - rho_i^2) e_i with rho_i = exp(-lifetime
@@ -63,7 +86,14 @@ def laplace_gp_sample(X, lifetime, n_draws=1, random_state=None, method="auto") 
 
     Returns
     -------
-    F : ndarray of shape (n_draws, N)
+    ndarray of shape (n_draws, N)
+        The function values, one row per draw (unit prior variance).
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid, the method does not fit the dimension, or the
+        Cholesky method is asked for more than ``MAX_GP_POINTS`` points.
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 1:
@@ -149,7 +179,7 @@ def _ou_sample(x: np.ndarray, lifetime: float, n_draws: int, rng) -> np.ndarray:
 
 def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
                lower=0.0, upper=1.0) -> Dataset:
-    """A regression set drawn from a GP with the Laplace kernel, with known lifetime.
+    """Draw a regression set from a GP with the Laplace kernel, with known lifetime.
 
     X is uniform in the box ``[lower, upper]^n_dims``; f ~ GP(0, k) with
     k(x, x') = exp(-lifetime ||x - x'||_1) (unit prior variance); y = f + N(0,
@@ -157,6 +187,36 @@ def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
     Cholesky factor in 2 or more dimensions (at most :data:`MAX_GP_POINTS` points).
     The Mondrian kernel with this lifetime converges to k (Balog et al. 2016,
     section 3), so this is the set on which the lifetime can be recovered.
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    n_dims : int, default=1
+        Dimension of the inputs.
+    lifetime : float, default=5.0
+        The kernel's inverse length scale (>= 0), in units of inverse ``X``.
+    noise_std : float, default=0.1
+        Standard deviation of the Gaussian noise added to f (>= 0).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    lower, upper : float or sequence of float, default=0.0 and 1.0
+        The box of the inputs.
+
+    Returns
+    -------
+    Dataset
+        A regression set with ``true_lifetime``, ``f`` and ``noise_std`` set.
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid or asks for too many points.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    sec. 3.
     """
     n = check_sample_count(n)
     n_dims = check_sample_count(n_dims, "n_dims")
@@ -183,11 +243,21 @@ def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
 
 
 def toy_jumps_function(x) -> np.ndarray:
-    """The noise-free function of :func:`toy_jumps_1d` on [0, 1].
+    """Evaluate the noise-free function of :func:`toy_jumps_1d` on [0, 1].
 
     Smooth pieces joined by three jumps (at x = 0.25, 0.5 and 0.8), so a
     stationary kernel has to choose between smoothing the jumps and overfitting
     the smooth parts, while piecewise-constant partition kernels adapt.
+
+    Parameters
+    ----------
+    x : array-like of float
+        Points in [0, 1].
+
+    Returns
+    -------
+    ndarray
+        The function values, shaped like ``x``.
     """
     x = np.asarray(x, dtype=np.float64)
     smooth = 0.6 * np.sin(2.5 * np.pi * x) + 0.8 * x
@@ -196,10 +266,34 @@ def toy_jumps_function(x) -> np.ndarray:
 
 
 def toy_jumps_1d(n=150, noise_std=0.15, random_state=None) -> Dataset:
-    """Noisy 1-D regression set with jumps, like Figure 1 of Davies and Ghahramani (2014).
+    """Draw a noisy 1-D regression set with jumps, like Figure 1 of Davies and Ghahramani.
 
     X uniform on [0, 1] with a gap (no points in [0.6, 0.7]) so that posterior
     uncertainty between data shows; y = :func:`toy_jumps_function` (x) + noise.
+
+    Parameters
+    ----------
+    n : int, default=150
+        Number of points (>= 2).
+    noise_std : float, default=0.15
+        Standard deviation of the Gaussian noise (>= 0).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    Dataset
+        A 1-D regression set with ``f`` and ``noise_std`` set.
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid or asks for too many points.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions", Figure 1.
     """
     n = check_sample_count(n, minimum=2)
     noise_std = check_nonnegative(noise_std, "noise_std")
@@ -222,7 +316,27 @@ def _sklearn_seed(rng) -> int:
 
 
 def two_moons(n=300, noise=0.15, random_state=None) -> Dataset:
-    """Two interleaved half circles (scikit-learn ``make_moons``), labels 0/1."""
+    """Draw two interleaved half circles (scikit-learn ``make_moons``), labels 0/1.
+
+    Parameters
+    ----------
+    n : int, default=300
+        Number of points (>= 2).
+    noise : float, default=0.15
+        Standard deviation of the Gaussian noise added to the inputs (>= 0).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    Dataset
+        A 2-D classification set.
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid or asks for too many points.
+    """
     from sklearn.datasets import make_moons
 
     n = check_sample_count(n, minimum=2)
@@ -235,7 +349,29 @@ def two_moons(n=300, noise=0.15, random_state=None) -> Dataset:
 
 
 def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
-    """Two interleaved spirals of ``turns`` turns in [-1, 1]^2, labels 0/1."""
+    """Draw two interleaved spirals of ``turns`` turns in [-1, 1]^2, labels 0/1.
+
+    Parameters
+    ----------
+    n : int, default=300
+        Number of points (>= 2).
+    noise : float, default=0.05
+        Standard deviation of the Gaussian noise added to the inputs (>= 0).
+    turns : float, default=1.5
+        Turns of each spiral, in (0, 5].
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    Dataset
+        A 2-D classification set.
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid or asks for too many points.
+    """
     n = check_sample_count(n, minimum=2)
     noise = check_nonnegative(noise, "noise")
     turns = float(turns)
@@ -254,7 +390,28 @@ def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
 
 
 def xor_blobs(n=300, noise=0.1, random_state=None) -> Dataset:
-    """XOR: uniform on [-1, 1]^2, class = (x1 x2 > 0), inputs jittered by ``noise``."""
+    """Draw the XOR set: uniform on [-1, 1]^2, class = (x1 x2 > 0), inputs jittered.
+
+    Parameters
+    ----------
+    n : int, default=300
+        Number of points (>= 2).
+    noise : float, default=0.1
+        Standard deviation of the Gaussian noise added to the inputs after labelling
+        (>= 0).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    Dataset
+        A 2-D classification set.
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid or asks for too many points.
+    """
     n = check_sample_count(n, minimum=2)
     noise = check_nonnegative(noise, "noise")
     rng = check_random_state(random_state)
@@ -267,10 +424,20 @@ def xor_blobs(n=300, noise=0.1, random_state=None) -> Dataset:
 
 
 def regression_surface_function(X) -> np.ndarray:
-    """The noise-free surface of :func:`regression_surface_2d` on [0, 1]^2.
+    """Evaluate the noise-free surface of :func:`regression_surface_2d` on [0, 1]^2.
 
     A smooth wave plus a step across the diagonal x1 + x2 = 1.2: axis-aligned
     partitions need many cuts along an oblique edge.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        Points in [0, 1]^2.
+
+    Returns
+    -------
+    ndarray of shape (N,)
+        The surface's values.
     """
     X = np.asarray(X, dtype=np.float64)
     x1, x2 = X[:, 0], X[:, 1]
@@ -278,7 +445,29 @@ def regression_surface_function(X) -> np.ndarray:
 
 
 def regression_surface_2d(n=400, noise_std=0.1, random_state=None) -> Dataset:
-    """2-D regression: X uniform on [0, 1]^2, y = :func:`regression_surface_function` + noise."""
+    """Draw a 2-D regression set: X uniform on [0, 1]^2, y = surface + noise.
+
+    The surface is :func:`regression_surface_function`.
+
+    Parameters
+    ----------
+    n : int, default=400
+        Number of points.
+    noise_std : float, default=0.1
+        Standard deviation of the Gaussian noise (>= 0).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    Dataset
+        A 2-D regression set with ``f`` and ``noise_std`` set.
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid or asks for too many points.
+    """
     n = check_sample_count(n)
     noise_std = check_nonnegative(noise_std, "noise_std")
     rng = check_random_state(random_state)
