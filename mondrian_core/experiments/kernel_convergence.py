@@ -53,8 +53,20 @@ METHODS = ("Mondrian kernel", "Random binning", "Random Fourier features")
 
 
 def feature_counts(top: int) -> list[int]:
-    """Feature counts M on a roughly logarithmic grid up to ``top`` (the x-axis of
-    Figures 5 and 6)."""
+    """Return feature counts M on a roughly logarithmic grid up to ``top``.
+
+    The x-axis of Figures 5 and 6.
+
+    Parameters
+    ----------
+    top : int
+        The largest count, always included.
+
+    Returns
+    -------
+    list of int
+        Sorted counts.
+    """
     grid = [1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 70, 100, 150, 200, 300, 500]
     return sorted({c for c in grid if c < top} | {int(top)})
 
@@ -83,12 +95,38 @@ def _block_cumulative(cols_a, cols_b, counts):
 
 
 def cumulative_kernels(method, X, Y, lifetime, counts, random_state=None):
-    """Kernel estimates between ``X`` (fitted) and ``Y`` for each count in ``counts``.
+    """Estimate the kernel between ``X`` (fitted) and ``Y`` for each count in ``counts``.
 
-    Yields ``(m, K_m)`` where ``K_m`` (len(X), len(Y)) uses the first ``m``
-    trees / grids / frequencies of one draw of ``max(counts)`` of them. ``Y``
-    is placed by the method's ``transform`` (conditional Mondrian extension
-    for the Mondrian kernel).
+    ``K_m`` uses the first ``m`` trees / grids / frequencies of one draw of
+    ``max(counts)`` of them. ``Y`` is placed by the method's ``transform``
+    (conditional Mondrian extension for the Mondrian kernel).
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`METHODS`.
+    X : ndarray of shape (N, D)
+        The points the feature map is fitted on.
+    Y : ndarray of shape (N2, D) or None
+        The second points; None for ``X``.
+    lifetime : float
+        The Laplace kernel's inverse width (units of inverse ``X``).
+    counts : sequence of int
+        Numbers of trees / grids / frequencies (positive).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Yields
+    ------
+    m : int
+        A count, in increasing order.
+    K_m : ndarray of shape (N, N2)
+        The kernel estimate from the first ``m`` members.
+
+    Raises
+    ------
+    InputError
+        If the method is unknown or a count is not positive.
     """
     counts = _check_counts(counts)
     top = int(counts[-1])
@@ -125,7 +163,18 @@ def cumulative_kernels(method, X, Y, lifetime, counts, random_state=None):
 class KernelErrorCurves:
     """Maximum absolute kernel error per method, repetition and feature count.
 
-    ``errors[method]`` has shape (n_repeats, len(counts)).
+    Made by :func:`kernel_error_curves`.
+
+    Parameters
+    ----------
+    counts : ndarray of int
+        Non-zero features per point.
+    errors : dict of str to ndarray
+        ``errors[method]`` has shape (n_repeats, len(counts)).
+    lifetime : float, default=1.0
+        The Laplace kernel's inverse width.
+    n_points : int, default=0
+        The number of points compared.
     """
 
     counts: np.ndarray
@@ -134,32 +183,74 @@ class KernelErrorCurves:
     n_points: int = 0
 
     def mean(self, method) -> np.ndarray:
+        """Return the mean error over repetitions.
+
+        Parameters
+        ----------
+        method : str
+            One of :data:`METHODS`.
+
+        Returns
+        -------
+        ndarray of shape (len(counts),)
+            The mean error at each count.
+        """
         return self.errors[method].mean(axis=0)
 
     def std(self, method) -> np.ndarray:
+        """Return the standard deviation of the error over repetitions.
+
+        Parameters
+        ----------
+        method : str
+            One of :data:`METHODS`.
+
+        Returns
+        -------
+        ndarray of shape (len(counts),)
+            The sample standard deviation (zeros with one repetition).
+        """
         return self.errors[method].std(axis=0, ddof=1) if self.errors[method].shape[0] > 1 \
             else np.zeros(self.counts.size)
 
 
 def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
                         random_state=None, progress=None) -> KernelErrorCurves:
-    """The paper's Figure 5: max |k_hat - k| over all pairs vs non-zero features.
+    """Compute the paper's Figure 5: max |k_hat - k| over all pairs vs features.
 
     Parameters
     ----------
-    X : array (N, D)
-        The points (the paper: N = 100 uniform in the unit square, lifetime 10).
+    X : array-like of shape (N, D)
+        The points, 2 to ``MAX_POINTS_ERROR`` (the paper: N = 100 uniform in the
+        unit square, lifetime 10).
     lifetime : float > 0
+        The Laplace kernel's inverse width (units of inverse ``X``).
     counts : sequence of int
         Non-zero features per point: trees (Mondrian), grids (binning) or
         frequencies (Fourier, whose features are all non-zero).
-    n_repeats : int
-    random_state : None, int or Generator
-    progress : callable(fraction, text), optional
+    n_repeats : int, default=5
+        Independent repetitions (>= 1).
+    methods : sequence of str, default=METHODS
+        The feature maps to compare.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    progress : callable, optional
+        Called as ``progress(fraction, text)`` after each method and repetition.
 
     Returns
     -------
     KernelErrorCurves
+        The errors per method, repetition and count.
+
+    Raises
+    ------
+    InputError
+        If there are too few or too many points, or an argument is invalid.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.1.
     """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[0] < 2:
@@ -191,8 +282,24 @@ def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
 class RidgeCurves:
     """Test RMSE per method, repetition and count, and the exact-kernel RMSE.
 
-    ``rmse[method]`` has shape (n_repeats, len(counts)); ``exact_rmse`` is exact
-    Laplace kernel ridge regression on the same ``n_train`` rows.
+    Made by :func:`ridge_rmse_curves`.
+
+    Parameters
+    ----------
+    counts : ndarray of int
+        Non-zero features per point.
+    rmse : dict of str to ndarray
+        ``rmse[method]`` has shape (n_repeats, len(counts)).
+    exact_rmse : float or None
+        Exact Laplace kernel ridge regression on the same ``n_train`` rows.
+    lifetime : float
+        The Laplace kernel's inverse width.
+    ridge : float
+        The ridge penalty.
+    baseline_rmse : float
+        The RMSE of predicting the training mean.
+    n_train, n_test : int, default=0
+        The numbers of training rows used and of test rows.
     """
 
     counts: np.ndarray
@@ -205,9 +312,33 @@ class RidgeCurves:
     n_test: int = 0
 
     def mean(self, method) -> np.ndarray:
+        """Return the mean test RMSE over repetitions.
+
+        Parameters
+        ----------
+        method : str
+            One of :data:`METHODS`.
+
+        Returns
+        -------
+        ndarray of shape (len(counts),)
+            The mean RMSE at each count.
+        """
         return self.rmse[method].mean(axis=0)
 
     def std(self, method) -> np.ndarray:
+        """Return the standard deviation of the test RMSE over repetitions.
+
+        Parameters
+        ----------
+        method : str
+            One of :data:`METHODS`.
+
+        Returns
+        -------
+        ndarray of shape (len(counts),)
+            The sample standard deviation (zeros with one repetition).
+        """
         return self.rmse[method].std(axis=0, ddof=1) if self.rmse[method].shape[0] > 1 \
             else np.zeros(self.counts.size)
 
@@ -279,7 +410,7 @@ def _nested_features(method, X_train, X_test, lifetime, counts, rng):
 def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repeats=3,
                       ridge=0.1, methods=METHODS, random_state=None, progress=None,
                       max_train=2000) -> RidgeCurves:
-    """The paper's Figure 6: test RMSE of ridge regression on random features.
+    """Compute the paper's Figure 6: test RMSE of ridge regression on random features.
 
     Ridge regression on features ``Z`` with penalty ``ridge`` is kernel ridge
     regression with the approximate kernel ``Z Z^T``; it is solved in the dual
@@ -292,9 +423,43 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
     by a seeded random subset of ``max_train`` rows (``RidgeCurves.n_train``
     says how many were used; the exact kernel ridge uses the same rows).
 
+    Parameters
+    ----------
+    X_train, y_train : array-like of shape (N, D) and (N,)
+        Training data (2 to ``MAX_TRAIN_EXACT`` rows).
+    X_test, y_test : array-like of shape (N_test, D) and (N_test,)
+        Test data (at least 1 row).
+    lifetime : float
+        The Laplace kernel's inverse width (units of inverse ``X``).
+    counts : sequence of int
+        Non-zero features per point.
+    n_repeats : int, default=3
+        Independent repetitions.
+    ridge : float, default=0.1
+        The ridge penalty (> 0).
+    methods : sequence of str, default=METHODS
+        The feature maps to compare.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    progress : callable, optional
+        Called as ``progress(fraction, text)`` after each method and repetition.
+    max_train : int or None, default=2000
+        The most training rows used (None: all).
+
     Returns
     -------
     RidgeCurves
+        The test RMSEs, the exact-kernel RMSE and the training-mean baseline.
+
+    Raises
+    ------
+    InputError
+        If there are too few or too many points, or an argument is invalid.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.1.
     """
     X_train = np.asarray(X_train, dtype=float)
     X_test = np.asarray(X_test, dtype=float)
@@ -337,10 +502,39 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
 
 
 def laplace_link_pairs(X, lifetime, n_trees, n_pairs=300, random_state=None):
-    """Empirical fraction of trees sharing a cell vs ``exp(-lifetime ||x - x'||_1)``.
+    """Compare the fraction of trees sharing a cell with ``exp(-lifetime ||x - x'||_1)``.
 
-    Returns ``(laplace, fraction, distance)`` for ``n_pairs`` random pairs
-    (i < j) of the points ``X`` (all pairs if there are fewer).
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points (at least 2).
+    lifetime : float
+        The Mondrian lifetime (units of inverse ``X``).
+    n_trees : int
+        Number of Mondrian trees.
+    n_pairs : int, default=300
+        Random pairs (i < j) to compare (all pairs if there are fewer).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    laplace : ndarray of shape (n_pairs,)
+        The Laplace kernel of each pair.
+    fraction : ndarray of shape (n_pairs,)
+        The fraction of trees that put the pair in one cell.
+    distance : ndarray of shape (n_pairs,)
+        The pair's L1 distance.
+
+    Raises
+    ------
+    InputError
+        If there are fewer than 2 points.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.1.
     """
     X = np.asarray(X, dtype=float)
     n = X.shape[0]
@@ -359,15 +553,39 @@ def laplace_link_pairs(X, lifetime, n_trees, n_pairs=300, random_state=None):
 
 
 def kernel_slice(lifetime, counts, x0=(0.5, 0.5), n_grid=301, random_state=None):
-    """k(x0, x) along the horizontal line through ``x0`` across the unit square.
+    """Estimate k(x0, x) along the horizontal line through ``x0`` across the unit square.
 
     The Mondrian partitions are sampled on the grid points of the line (by
     projectivity their restriction to these points is the same as that of a
     Mondrian on the whole square), so the estimate is a step function that
     changes only where some tree has a cut.
 
-    Returns ``(s, laplace, estimates)``: the first coordinate of the grid
-    points, ``exp(-lifetime |s - x0[0]|)`` and a dict ``m -> k_m(x0, x)``.
+    Parameters
+    ----------
+    lifetime : float
+        The Mondrian lifetime.
+    counts : sequence of int
+        Numbers of trees.
+    x0 : sequence of float, default=(0.5, 0.5)
+        The reference point.
+    n_grid : int, default=301
+        Grid points on the line (>= 2).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    s : ndarray of shape (n_grid,)
+        The first coordinate of the grid points.
+    laplace : ndarray of shape (n_grid,)
+        ``exp(-lifetime |s - x0[0]|)``.
+    estimates : dict of int to ndarray
+        ``m -> k_m(x0, x)`` on the grid.
+
+    Raises
+    ------
+    InputError
+        If ``n_grid < 2``.
     """
     x0 = np.asarray(x0, dtype=float).reshape(-1)
     n_grid = int(n_grid)
@@ -385,11 +603,23 @@ def kernel_slice(lifetime, counts, x0=(0.5, 0.5), n_grid=301, random_state=None)
 
 
 def serpentine_order(X, n_strips=None) -> np.ndarray:
-    """An order of the points in which neighbours in space are mostly neighbours.
+    """Order the points so that neighbours in space are mostly neighbours in the order.
 
     Points are cut into ``n_strips`` strips along the first coordinate and
     sorted along the second, alternately up and down (a boustrophedon), so a
     kernel matrix in this order shows its local block structure.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points; only the first two coordinates are used.
+    n_strips : int, optional
+        Default about ``sqrt(N) / 2``.
+
+    Returns
+    -------
+    ndarray of int, shape (N,)
+        A permutation of the points.
     """
     X = np.asarray(X, dtype=float)
     n = X.shape[0]
