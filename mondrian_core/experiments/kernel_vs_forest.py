@@ -36,9 +36,24 @@ def _csr(Phi) -> sp.csr_matrix:
 
 
 def fit_kernel_weights(Phi, y, ratio: float) -> np.ndarray:
-    """Joint ridge weights: ``argmin ||y - Phi w||^2 + ratio ||w||^2`` (Cholesky).
+    """Fit the joint ridge weights ``argmin ||y - Phi w||^2 + ratio ||w||^2``.
 
-    Solved in the primal (C x C) or the dual (N x N), whichever is smaller.
+    Solved by Cholesky in the primal (C x C) or the dual (N x N), whichever is
+    smaller.
+
+    Parameters
+    ----------
+    Phi : sparse matrix of shape (N, C)
+        Mondrian features (one non-zero ``1/sqrt(M)`` per tree per row).
+    y : array-like of shape (N,)
+        Centred targets.
+    ratio : float
+        The ridge penalty ``noise_variance / prior_variance`` (> 0).
+
+    Returns
+    -------
+    ndarray of shape (C,)
+        The weights of the kernel model.
     """
     Phi = _csr(Phi)
     y = np.asarray(y, dtype=float)
@@ -51,7 +66,24 @@ def fit_kernel_weights(Phi, y, ratio: float) -> np.ndarray:
 
 
 def fit_forest_weights(Phi, y, ratio: float, n_trees: int) -> np.ndarray:
-    """Independent per-tree ridge leaf values, normalised: ``S_c / (n_c + ratio) / sqrt(M)``."""
+    """Fit independent per-tree ridge leaf values, ``S_c / (n_c + ratio) / sqrt(M)``.
+
+    Parameters
+    ----------
+    Phi : sparse matrix of shape (N, C)
+        Mondrian features (one non-zero ``1/sqrt(M)`` per tree per row).
+    y : array-like of shape (N,)
+        Centred targets.
+    ratio : float
+        The ridge penalty ``noise_variance / prior_variance``.
+    n_trees : int
+        Number of trees M.
+
+    Returns
+    -------
+    ndarray of shape (C,)
+        The weights of the forest model (Proposition 5's minimiser).
+    """
     Phi = _csr(Phi)
     y = np.asarray(y, dtype=float)
     scale = np.sqrt(n_trees)
@@ -61,7 +93,27 @@ def fit_forest_weights(Phi, y, ratio: float, n_trees: int) -> np.ndarray:
 
 
 def tree_predictions(Phi, w, n_trees: int) -> np.ndarray:
-    """(N, M): each tree's prediction ``sqrt(M) * w[cell]`` (rows' cells in column order)."""
+    """Return each tree's prediction ``sqrt(M) * w[cell]`` for every row.
+
+    Parameters
+    ----------
+    Phi : sparse matrix of shape (N, C)
+        Mondrian features (one non-zero ``1/sqrt(M)`` per tree per row).
+    w : array-like of shape (C,)
+        Weights.
+    n_trees : int
+        Number of trees M.
+
+    Returns
+    -------
+    ndarray of shape (N, M)
+        Tree predictions, trees in column order.
+
+    Raises
+    ------
+    InputError
+        If a row does not have one non-zero per tree.
+    """
     Phi = _csr(Phi)
     N = Phi.shape[0]
     per_row = np.diff(Phi.indptr)
@@ -71,7 +123,29 @@ def tree_predictions(Phi, w, n_trees: int) -> np.ndarray:
 
 
 def objectives(Phi, y, w, ratio: float, n_trees: int) -> tuple[float, float]:
-    """(kernel objective, forest objective) of weights ``w``: loss of the average, average of losses."""
+    """Evaluate both objectives at weights ``w``: loss of the average, average of losses.
+
+    Parameters
+    ----------
+    Phi : sparse matrix of shape (N, C)
+        Mondrian features (one non-zero ``1/sqrt(M)`` per tree per row).
+    y : array-like of shape (N,)
+        Centred targets.
+    w : array-like of shape (C,)
+        Weights.
+    ratio : float
+        The ridge penalty.
+    n_trees : int
+        Number of trees M.
+
+    Returns
+    -------
+    kernel : float
+        The kernel objective ``||y - Phi w||^2 + ratio ||w||^2``.
+    forest : float
+        The forest objective, the trees' mean squared loss summed over rows plus
+        the same penalty.
+    """
     Phi = _csr(Phi)
     y = np.asarray(y, dtype=float)
     penalty = ratio * float(np.dot(w, w))
@@ -91,7 +165,22 @@ def _rmse(a, b):
 
 @dataclass(frozen=True)
 class KernelForestPath:
-    """Test and train RMSE of the two fits at each lifetime (paper's Figure 9)."""
+    """Test and train RMSE of the two fits at each lifetime (paper's Figure 9).
+
+    Made by :func:`kernel_vs_forest_path`.
+
+    Parameters
+    ----------
+    lifetimes : ndarray of shape (L,)
+        The lifetimes, sorted.
+    kernel_test_rmse, forest_test_rmse : ndarray of shape (L,)
+        Test RMSE of the kernel and forest fits.
+    kernel_train_rmse, forest_train_rmse : ndarray of shape (L,)
+        Training RMSE of the two fits.
+    n_features : ndarray of int, shape (L,)
+        Number of Mondrian features (cells over all trees) at each lifetime.
+    """
+
     lifetimes: np.ndarray
     kernel_test_rmse: np.ndarray
     forest_test_rmse: np.ndarray
@@ -102,7 +191,25 @@ class KernelForestPath:
 
 @dataclass(frozen=True)
 class KernelForestWeights:
-    """The weights each fit learns at one lifetime, and both objectives of both fits (Figure 10)."""
+    """The weights each fit learns at one lifetime, and both objectives of both fits.
+
+    The paper's Figure 10; made by :func:`kernel_forest_weights`.
+
+    Parameters
+    ----------
+    lifetime : float
+        The lifetime.
+    kernel_weights, forest_weights : ndarray of shape (C,)
+        The weights of the joint (kernel) and per-tree (forest) fits.
+    objective_values : dict
+        ``objective_values[fit][objective]``, fit and objective in ("kernel", "forest").
+    kernel_test_rmse, forest_test_rmse : float
+        Test RMSE of the two fits.
+    kernel_train_losses, forest_train_losses : tuple of float
+        Mean squared error of the average prediction and average over trees of each
+        tree's mean squared error, on the training set.
+    """
+
     lifetime: float
     kernel_weights: np.ndarray
     forest_weights: np.ndarray
@@ -115,7 +222,20 @@ class KernelForestWeights:
     forest_train_losses: tuple
 
     def weight_summary(self, near=0.05) -> dict:
-        """Per fit: std of the weights and the share within ``near`` x (largest |weight|) of 0."""
+        """Summarise each fit's weights: their spread and how many are near zero.
+
+        Parameters
+        ----------
+        near : float, default=0.05
+            "Near zero" means within ``near`` times the largest absolute weight of
+            either fit.
+
+        Returns
+        -------
+        dict
+            ``{"kernel": {...}, "forest": {...}}``, each with ``std`` (standard
+            deviation of the weights) and ``near_zero`` (their share near zero).
+        """
         lim = max(np.abs(self.kernel_weights).max(initial=0),
                   np.abs(self.forest_weights).max(initial=0))
         return {name: {"std": float(np.std(w)),
@@ -147,11 +267,41 @@ def _check(X_train, y_train, X_test, y_test, noise_variance, prior_variance):
 def kernel_vs_forest_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=50,
                           noise_variance=0.1, prior_variance=1.0, random_state=None
                           ) -> KernelForestPath:
-    """Figure 9: test RMSE against lifetime of the kernel and the forest on the SAME Mondrians.
+    """Compute Figure 9: RMSE against lifetime of the kernel and forest on the same Mondrians.
 
     One :class:`MondrianFeatures` is fitted up to ``max(lifetimes)``; at each
     lifetime both models are fitted on its features (test points outside the
     training cells fall in new cells, whose weights are 0 in both models).
+
+    Parameters
+    ----------
+    X_train, y_train : array-like of shape (N, D) and (N,)
+        Training data (at least 2 rows).
+    X_test, y_test : array-like of shape (N_test, D) and (N_test,)
+        Test data.
+    lifetimes : array-like of float
+        Lifetimes (>= 0) at which to fit both models.
+    n_trees : int, default=50
+        Number of Mondrian trees M.
+    noise_variance, prior_variance : float, default=0.1 and 1.0
+        Both positive; the ridge penalty is their ratio.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    KernelForestPath
+        Train and test RMSE of both fits at each lifetime.
+
+    Raises
+    ------
+    InputError
+        If the data or a parameter is invalid.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 6 and 8.3 and Proposition 5 of the supplement.
     """
     X_train, y_train, X_test, y_test = _check(X_train, y_train, X_test, y_test,
                                               noise_variance, prior_variance)
@@ -179,12 +329,44 @@ def kernel_vs_forest_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=5
 def kernel_forest_weights(X_train, y_train, X_test, y_test, lifetime, n_trees=50,
                           noise_variance=0.1, prior_variance=1.0, random_state=None,
                           terminal_lifetime=None) -> KernelForestWeights:
-    """Figure 10: the weights each model learns at ``lifetime`` and both objectives of each.
+    """Compute Figure 10: the weights each model learns at ``lifetime``, both objectives.
 
     The Mondrians are sampled up to ``terminal_lifetime`` (default ``lifetime``)
     and cut at ``lifetime``: with the same ``random_state``, ``n_trees`` and
     ``terminal_lifetime = max(lifetimes)`` they are the very samples of
     :func:`kernel_vs_forest_path`.
+
+    Parameters
+    ----------
+    X_train, y_train : array-like of shape (N, D) and (N,)
+        Training data (at least 2 rows).
+    X_test, y_test : array-like of shape (N_test, D) and (N_test,)
+        Test data.
+    lifetime : float
+        The lifetime, in ``[0, terminal_lifetime]``.
+    n_trees : int, default=50
+        Number of Mondrian trees M.
+    noise_variance, prior_variance : float, default=0.1 and 1.0
+        Both positive; the ridge penalty is their ratio.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    terminal_lifetime : float, optional
+        The lifetime the Mondrians are sampled to; default ``lifetime``.
+
+    Returns
+    -------
+    KernelForestWeights
+        Both fits' weights, objectives and errors.
+
+    Raises
+    ------
+    InputError
+        If the data or a parameter is invalid.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 6 and 8.3 and Proposition 5 of the supplement.
     """
     X_train, y_train, X_test, y_test = _check(X_train, y_train, X_test, y_test,
                                               noise_variance, prior_variance)
@@ -198,7 +380,28 @@ def kernel_forest_weights(X_train, y_train, X_test, y_test, lifetime, n_trees=50
 
 def weights_from_features(feats, X_train, y_train, X_test, y_test, lifetime, n_trees, ratio
                           ) -> KernelForestWeights:
-    """:func:`kernel_forest_weights` on already fitted features (any lifetime <= terminal)."""
+    """Compute :func:`kernel_forest_weights` from already fitted features.
+
+    Parameters
+    ----------
+    feats : MondrianFeatures
+        Fitted on ``X_train`` up to a terminal lifetime >= ``lifetime``.
+    X_train, y_train : array-like of shape (N, D) and (N,)
+        Training data (at least 2 rows).
+    X_test, y_test : array-like of shape (N_test, D) and (N_test,)
+        Test data.
+    lifetime : float
+        The lifetime at which to read the features.
+    n_trees : int
+        Number of trees of ``feats``.
+    ratio : float
+        The ridge penalty ``noise_variance / prior_variance``.
+
+    Returns
+    -------
+    KernelForestWeights
+        Both fits' weights, objectives and errors.
+    """
     mean = float(np.mean(y_train))
     yc = np.asarray(y_train, float) - mean
     Phi = feats.transform(X_train, lifetime=lifetime)
