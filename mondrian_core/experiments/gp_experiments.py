@@ -49,7 +49,32 @@ PARTITION_KERNELS = {
 
 def make_partitions(kind: str, n_partitions: int, max_level: int, random_state=None,
                     lifetime: float = 10.0):
-    """An unfitted partition sampler by name ("Random Forest", "Fast Cluster", "Mondrian")."""
+    """Make an unfitted partition sampler by name.
+
+    Parameters
+    ----------
+    kind : {"Random Forest", "Fast Cluster", "Mondrian"}
+        The partition kernel (see :data:`PARTITION_KERNELS`).
+    n_partitions : int
+        Number of partitions m.
+    max_level : int or None
+        The largest level h (unused by the Mondrian kernel).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    lifetime : float, default=10.0
+        The Mondrian kernel's lifetime (unused by the others).
+
+    Returns
+    -------
+    estimator
+        A :class:`RandomForestPartitions`, :class:`FastClusterPartitions` or
+        :class:`MondrianPartitions`.
+
+    Raises
+    ------
+    InputError
+        If the name is unknown.
+    """
     if kind == "Random Forest":
         return RandomForestPartitions(n_partitions=n_partitions, max_level=max_level,
                                       random_state=random_state)
@@ -64,7 +89,30 @@ def make_partitions(kind: str, n_partitions: int, max_level: int, random_state=N
 
 def fitted_partitions(kind, X, y, *, n_partitions=100, max_level=6, lifetime=10.0,
                       random_state=0):
-    """A partition sampler by name, fitted on (X, y) (y only used by Random Forest)."""
+    """Make a partition sampler by name and fit it on ``(X, y)``.
+
+    Parameters
+    ----------
+    kind : {"Random Forest", "Fast Cluster", "Mondrian"}
+        The partition kernel (see :data:`PARTITION_KERNELS`).
+    X : ndarray of shape (N, D)
+        Training points.
+    y : ndarray of shape (N,)
+        Targets (used by the supervised Random Forest kernel).
+    n_partitions : int, default=100
+        Number of partitions m.
+    max_level : int, default=6
+        The largest level h (Random Forest depth, Fast Cluster 2**h centres).
+    lifetime : float, default=10.0
+        The Mondrian kernel's lifetime (units of inverse ``X``).
+    random_state : int, numpy.random.Generator or None, default=0
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    estimator
+        The fitted sampler.
+    """
     return make_partitions(kind, n_partitions, max_level, random_state,
                            lifetime=lifetime).fit(X, y)
 
@@ -77,10 +125,31 @@ def _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partiti
 
 
 def fit_baseline_gp(X, y, kind: str = "RBF", random_state=None, n_restarts: int = 2):
-    """scikit-learn GP with hyper-parameters optimised by the marginal likelihood.
+    """Fit a scikit-learn GP with hyper-parameters optimised by the marginal likelihood.
 
-    kind: "RBF" (one length scale), "RBF-ARD" (one per dimension) or "Linear"
-    (DotProduct); each times a ConstantKernel amplitude, plus a WhiteKernel noise.
+    Parameters
+    ----------
+    X : ndarray of shape (N, D)
+        Training points.
+    y : ndarray of shape (N,)
+        Targets (normalised inside the GP).
+    kind : {"RBF", "RBF-ARD", "Linear"}, default="RBF"
+        One length scale, one per dimension, or a DotProduct kernel; each times a
+        ConstantKernel amplitude, plus a WhiteKernel noise.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the optimiser's restarts.
+    n_restarts : int, default=2
+        Random restarts of the optimiser.
+
+    Returns
+    -------
+    sklearn.gaussian_process.GaussianProcessRegressor
+        The fitted GP.
+
+    Raises
+    ------
+    InputError
+        If the kernel name is unknown.
     """
     d = X.shape[1]
     if kind == "RBF":
@@ -109,11 +178,41 @@ def _baseline_latent(gpr, Xg):
 
 
 def select_noise_variance(partitions, X, y, grid=None):
-    """Noise variance of a partition-kernel GP (standardised y) maximising the evidence.
+    """Choose the noise variance of a partition-kernel GP by the evidence.
 
     The kernel has no hyper-parameters (the paper's point (3)); the noise level
-    is chosen on a log grid by the exact log marginal likelihood (dense Cholesky,
-    so N up to a few thousand). Returns ``(best, grid, log_marginal_likelihoods)``.
+    (for standardised y) is chosen on a log grid by the exact log marginal
+    likelihood (dense Cholesky, so N up to 4000).
+
+    Parameters
+    ----------
+    partitions : partition sampler
+        Fitted, or fitted here on ``(X, y)``.
+    X : ndarray of shape (N, D)
+        Training points.
+    y : ndarray of shape (N,)
+        Targets.
+    grid : array-like of float, optional
+        Noise variances to try; default 13 values from 1e-3 to 1 on a log scale.
+
+    Returns
+    -------
+    best : float
+        The noise variance with the largest evidence.
+    grid : ndarray
+        The noise variances tried.
+    log_marginal_likelihoods : ndarray
+        The log evidence at each.
+
+    Raises
+    ------
+    InputError
+        If there are more than 4000 training points.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions".
     """
     grid = np.geomspace(1e-3, 1.0, 13) if grid is None else np.asarray(grid, float)
     if len(X) > 4000:
@@ -131,14 +230,47 @@ def select_noise_variance(partitions, X, y, grid=None):
 
 def posterior_curves(kind, X, y, grid, *, n_partitions=100, max_level=6, noise_variance=0.1,
                      n_samples=3, lifetime=10.0, random_state=0, partitions=None):
-    """Posterior of a GP on 1-D data evaluated on ``grid`` (G, 1).
+    """Evaluate the posterior of a GP on 1-D data on ``grid``.
 
-    For the partition kernels (``kind`` in :data:`PARTITION_KERNELS` or "Mondrian"),
-    a :class:`PartitionGP` with the given noise (standardised units); for "RBF", a
-    scikit-learn GP with optimised amplitude, length scale and noise. Returns a dict
-    with ``mean``, ``std`` (latent f, exact), ``samples`` (G, n_samples), ``n_iter``
-    and ``label`` (text for the panel title). ``partitions``: an already fitted sampler
-    to use instead of drawing one (shared between views).
+    For the partition kernels (``kind`` in :data:`PARTITION_KERNELS`), a
+    :class:`PartitionGP` with the given noise (standardised units); for "RBF", a
+    scikit-learn GP with optimised amplitude, length scale and noise.
+
+    Parameters
+    ----------
+    kind : str
+        A name of :data:`PARTITION_KERNELS`, or "RBF".
+    X : ndarray of shape (N, D)
+        Training points.
+    y : ndarray of shape (N,)
+        Targets (used by the supervised Random Forest kernel).
+    grid : ndarray of shape (G, 1)
+        Where to evaluate the posterior.
+    n_partitions : int, default=100
+        Number of partitions m.
+    max_level : int, default=6
+        The largest level h (Random Forest depth, Fast Cluster 2**h centres).
+    noise_variance : float, default=0.1
+        The partition-kernel GP's noise variance (standardised units).
+    n_samples : int, default=3
+        Posterior samples to draw.
+    lifetime : float, default=10.0
+        The Mondrian kernel's lifetime (units of inverse ``X``).
+    random_state : int, numpy.random.Generator or None, default=0
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    partitions : fitted partition sampler, optional
+        Used instead of drawing one (shared between views).
+
+    Returns
+    -------
+    dict
+        ``mean``, ``std`` (latent f, exact), ``samples`` (G, n_samples), ``n_iter``
+        (CG iterations, None for RBF) and ``label`` (text for the panel title).
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions".
     """
     if kind == "RBF":
         with single_blas_thread():  # 1-D toy: small matrices
@@ -181,10 +313,37 @@ def _mvn_samples(mean, cov, n, random_state):
 
 def sorted_kernel_matrix(kind, X, y, *, n_partitions=100, max_level=6, lifetime=10.0,
                          random_state=0, max_points=300, partitions=None):
-    """The m-approximate kernel on (at most ``max_points``) points sorted for display.
+    """Compute the m-approximate kernel on points sorted for display.
 
     1-D data are sorted by x; others by the target, so block structure shows.
-    Returns ``(K, order)`` with ``order`` the indices of the points shown.
+
+    Parameters
+    ----------
+    kind : {"Random Forest", "Fast Cluster", "Mondrian"}
+        The partition kernel (see :data:`PARTITION_KERNELS`).
+    X : ndarray of shape (N, D)
+        Training points.
+    y : ndarray of shape (N,)
+        Targets (used by the supervised Random Forest kernel).
+    n_partitions : int, default=100
+        Number of partitions m.
+    max_level : int, default=6
+        The largest level h (Random Forest depth, Fast Cluster 2**h centres).
+    lifetime : float, default=10.0
+        The Mondrian kernel's lifetime (units of inverse ``X``).
+    random_state : int, numpy.random.Generator or None, default=0
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    max_points : int, default=300
+        At most this many points (a seeded random subset) are shown.
+    partitions : fitted partition sampler, optional
+        Used instead of drawing one (shared between views).
+
+    Returns
+    -------
+    K : ndarray of shape (n, n)
+        The kernel matrix of the points shown, in display order.
+    order : ndarray of int, shape (n,)
+        The indices of the points shown.
     """
     rng = check_random_state(random_state)
     idx = np.arange(len(X)) if len(X) <= max_points else rng.choice(len(X), max_points, False)
@@ -196,10 +355,41 @@ def sorted_kernel_matrix(kind, X, y, *, n_partitions=100, max_level=6, lifetime=
 
 def cg_histories(kind, X, y, *, n_partitions=100, max_level=6, noise_variance=0.1,
                  lifetime=10.0, random_state=0, tol=1e-8, partitions=None):
-    """Relative CG residual per iteration on (K + s I) alpha = y (standardised y).
+    """Record the relative CG residual per iteration on ``(K + s I) alpha = y``.
 
-    Returns ``{"no preconditioner": r, "preconditioner B": r}`` with our scaling
-    B = (1/m) sum (K_rho + s I)^{-1}.
+    Parameters
+    ----------
+    kind : {"Random Forest", "Fast Cluster", "Mondrian"}
+        The partition kernel (see :data:`PARTITION_KERNELS`).
+    X : ndarray of shape (N, D)
+        Training points.
+    y : ndarray of shape (N,)
+        Targets (used by the supervised Random Forest kernel).
+    n_partitions : int, default=100
+        Number of partitions m.
+    max_level : int, default=6
+        The largest level h (Random Forest depth, Fast Cluster 2**h centres).
+    noise_variance : float, default=0.1
+        The shift s (standardised y).
+    lifetime : float, default=10.0
+        The Mondrian kernel's lifetime (units of inverse ``X``).
+    random_state : int, numpy.random.Generator or None, default=0
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    tol : float, default=1e-8
+        CG's relative tolerance.
+    partitions : fitted partition sampler, optional
+        Used instead of drawing one (shared between views).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{"no preconditioner": r, "preconditioner B": r}``, B the averaged
+        per-partition inverse ``(1/m) sum (K_rho + s I)^{-1}``.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions".
     """
     P = _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions)
     alg = PartitionAlgebra(P.labels(X))
@@ -216,7 +406,7 @@ def cg_histories(kind, X, y, *, n_partitions=100, max_level=6, noise_variance=0.
 def compare_kernels(X_train, y_train, X_test, y_test, kernels, *, n_partitions=200,
                     max_level=None, lifetimes=(0.1, 0.3, 1.0, 3.0), n_restarts=1,
                     random_state=0, progress=None):
-    """Test log-likelihood and MSE of GPs with each kernel (Figures 3 and 4 of the paper).
+    """Compare GPs with each kernel by test log-likelihood and MSE (Figures 3 and 4).
 
     Partition kernels ("Random Forest", "Fast Cluster", "Mondrian") get their noise
     variance by the evidence (:func:`select_noise_variance`; the Mondrian kernel also
@@ -225,9 +415,39 @@ def compare_kernels(X_train, y_train, X_test, y_test, kernels, *, n_partitions=2
     marginal likelihood (``n_restarts`` random restarts; the paper used 20). The test
     log-likelihood is the mean over test
     points of log N(y_i | mean_i, var_f(x_i) + noise) (units of y), the MSE that of
-    the posterior mean. ``progress(fraction, text)`` is called after each kernel.
+    the posterior mean.
 
-    Returns a list of dicts ``{"kernel", "test_log_lik", "mse", "seconds"}``.
+    Parameters
+    ----------
+    X_train, y_train : ndarray of shape (N, D) and (N,)
+        Training data (N up to 4000 for the partition kernels).
+    X_test, y_test : ndarray of shape (N_test, D) and (N_test,)
+        Test data.
+    kernels : sequence of str
+        Kernel names, partition kernels or baselines.
+    n_partitions : int, default=200
+        Number of partitions m.
+    max_level : int or None, default=None
+        The largest level h; None: 8 for Fast Cluster, each tree's depth for
+        Random Forest.
+    lifetimes : sequence of float, default=(0.1, 0.3, 1.0, 3.0)
+        The Mondrian kernel's candidate lifetimes.
+    n_restarts : int, default=1
+        Optimiser restarts of the baselines.
+    random_state : int, numpy.random.Generator or None, default=0
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    progress : callable, optional
+        Called as ``progress(fraction, text)`` after each kernel.
+
+    Returns
+    -------
+    list of dict
+        One ``{"kernel", "test_log_lik", "mse", "seconds"}`` per kernel.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions".
     """
     rows = []
     for i, kind in enumerate(kernels):
@@ -261,10 +481,32 @@ def compare_kernels(X_train, y_train, X_test, y_test, kernels, *, n_partitions=2
 
 
 def kernel_pca_embeddings(X, y, *, n_partitions=100, max_level=None, random_state=0):
-    """2-D embeddings: linear PCA, Fast Cluster kernel PCA, Random Forest kernel PCA.
+    """Embed points in 2-D by linear PCA and Fast Cluster and Random Forest kernel PCA.
 
-    ``max_level`` None: h = 8 for Fast Cluster and each tree's depth for Random
-    Forest. Returns ``{name: (N, 2) array}``; the RF kernel is supervised (uses y).
+    Parameters
+    ----------
+    X : ndarray of shape (N, D)
+        The points.
+    y : ndarray of shape (N,)
+        Targets (the Random Forest kernel is supervised).
+    n_partitions : int, default=100
+        Number of partitions m.
+    max_level : int or None, default=None
+        The largest level h; None: 8 for Fast Cluster and each tree's depth for
+        Random Forest.
+    random_state : int, numpy.random.Generator or None, default=0
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{name: (N, 2) array}`` for "PCA", "Fast Cluster kernel PCA" and
+        "Random Forest kernel PCA".
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions".
     """
     Xc = X - X.mean(axis=0)
     U, S, _ = np.linalg.svd(Xc, full_matrices=False)
@@ -283,12 +525,40 @@ def kernel_pca_embeddings(X, y, *, n_partitions=100, max_level=None, random_stat
 def partition_count_curves(X_train, y_train, X_test, y_test, counts,
                            kernels=("Random Forest", "Fast Cluster"), *, random_state=0,
                            progress=None):
-    """Test log-likelihood and MSE of partition-kernel GPs against the number of
-    partitions m (the paper's Figure 5, there on the 'mpg' data).
+    """Compute partition-kernel GPs' test log-likelihood and MSE against m.
 
-    At each m in ``counts`` the GPs are those of :func:`compare_kernels` (noise chosen
-    by the evidence). Returns ``{kernel: {"m", "test_log_lik", "mse"}}`` with arrays
-    aligned with ``counts``; ``progress(fraction, text)`` is called after each m.
+    The paper's Figure 5 (there on the 'mpg' data). At each m in ``counts`` the GPs
+    are those of :func:`compare_kernels` (noise chosen by the evidence).
+
+    Parameters
+    ----------
+    X_train, y_train : ndarray of shape (N, D) and (N,)
+        Training data.
+    X_test, y_test : ndarray of shape (N_test, D) and (N_test,)
+        Test data.
+    counts : sequence of int
+        Numbers of partitions m (>= 1).
+    kernels : sequence of str, default=("Random Forest", "Fast Cluster")
+        Partition kernels.
+    random_state : int, numpy.random.Generator or None, default=0
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    progress : callable, optional
+        Called as ``progress(fraction, text)`` after each m.
+
+    Returns
+    -------
+    dict
+        ``{kernel: {"m", "test_log_lik", "mse"}}`` with arrays aligned with ``counts``.
+
+    Raises
+    ------
+    InputError
+        If ``counts`` is empty or holds a number below 1.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions".
     """
     counts = np.asarray(counts, dtype=int)
     if counts.ndim != 1 or counts.size == 0 or counts.min() < 1:
