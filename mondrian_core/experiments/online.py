@@ -37,7 +37,22 @@ from mondrian_core.forest import (
 
 @dataclass(frozen=True)
 class TreeSnapshot:
-    """One tree of the forest after a mini-batch (2-D inputs)."""
+    """One tree of the forest after a mini-batch (2-D inputs).
+
+    Parameters
+    ----------
+    leaf_boxes : ndarray of shape (n_leaves, 2, 2)
+        Each leaf's box: lower row, upper row.
+    segments : ndarray of shape (n_splits, 4)
+        ``x0, y0, x1, y1`` of each split inside its node's box.
+    new_segment : ndarray of bool, shape (n_splits,)
+        True for splits created in this batch.
+    new_points : ndarray of shape (b, 2)
+        The batch.
+    operations : ndarray of int, shape (b,)
+        The operation each new point caused in this tree (``NO_CHANGE``,
+        ``EXTEND``, ``INSERT_ABOVE``, ``SPLIT_LEAF``).
+    """
     leaf_boxes: np.ndarray        # (n_leaves, 2, 2): lower row, upper row
     segments: np.ndarray          # (n_splits, 4): x0, y0, x1, y1 of each split inside its box
     new_segment: np.ndarray       # (n_splits,) bool: split created in this batch
@@ -47,6 +62,26 @@ class TreeSnapshot:
 
 @dataclass(frozen=True)
 class OnlineRun:
+    """An online Mondrian forest run against batch forests retrained on the data so far.
+
+    Made by :func:`online_run`.
+
+    Parameters
+    ----------
+    task : {"classification", "regression"}
+        The task.
+    n_seen : ndarray of int, shape (steps,)
+        Points seen after each batch.
+    scores : dict of str to ndarray
+        Method -> test accuracy (classification) or RMSE after each batch.
+    snapshots : list of TreeSnapshot
+        Tree 0 after each batch.
+    operation_counts : ndarray of int, shape (steps, 4)
+        Operations over all trees in each batch, by code.
+    score_name : str
+        "test accuracy" or "test RMSE".
+    """
+
     task: str                     # "classification" or "regression"
     n_seen: np.ndarray            # (steps,) points seen after each batch
     scores: dict                  # method -> (steps,) accuracy (classification) or RMSE
@@ -84,10 +119,45 @@ def _score(task, y_true, y_pred):
 
 def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, lifetime=5.0,
                random_state=None) -> OnlineRun:
-    """Stream (X, y) in mini-batches into a Mondrian forest; compare with batch forests.
+    """Stream ``(X, y)`` in mini-batches into a Mondrian forest; compare with batch forests.
 
     RandomForest and ExtraTrees (``n_estimators`` trees each) are refitted on
     all points seen so far after every batch.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        The stream's inputs, in order.
+    y : array-like of shape (N,)
+        Labels or targets.
+    task : {"classification", "regression"}
+        The task.
+    X_test, y_test : array-like of shape (N_test, 2) and (N_test,)
+        Test data for the scores.
+    batch_size : int, default=20
+        Points per mini-batch, between 1 and N.
+    n_estimators : int, default=10
+        Trees per forest.
+    lifetime : float, default=5.0
+        The Mondrian forest's lifetime (units of inverse ``X``).
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    OnlineRun
+        Scores, tree snapshots and operation counts after each batch.
+
+    Raises
+    ------
+    InputError
+        If the inputs are not 2-D, the task is unknown or the batch size is out of
+        range.
+
+    References
+    ----------
+    Lakshminarayanan, Roy and Teh (2014), "Mondrian Forests: Efficient Online Random
+    Forests", NIPS.
     """
     X, X_test = np.asarray(X, float), np.asarray(X_test, float)
     if X.ndim != 2 or X.shape[1] != 2:
@@ -128,6 +198,20 @@ def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, li
 
 @dataclass(frozen=True)
 class UncertaintyMaps:
+    """Predictive mean and spread of three forests on a grid (made by :func:`uncertainty_maps`).
+
+    Parameters
+    ----------
+    grid_x, grid_y : ndarray of shape (G,)
+        The grid's coordinates.
+    std : dict of str to ndarray
+        Method -> (G, G) standard deviation map.
+    mean : dict of str to ndarray
+        Method -> (G, G) predictive mean map.
+    train_box : ndarray of shape (2, 2)
+        Lower and upper corners of the training region.
+    """
+
     grid_x: np.ndarray            # (G,)
     grid_y: np.ndarray            # (G,)
     std: dict                     # method -> (G, G) standard deviation map
@@ -137,7 +221,7 @@ class UncertaintyMaps:
 
 def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, resolution=80,
                      n_estimators=10, lifetime=5.0, random_state=None) -> UncertaintyMaps:
-    """Train on the points of (X, y) inside [train_lower, train_upper]; map std over a larger grid.
+    """Train inside a region and map the forests' predictive spread over a larger grid.
 
     Mondrian forest: the predictive std of the function value (without the
     observation noise, like the forests' spread) from
@@ -145,6 +229,40 @@ def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, 
     ExtraTrees: the standard
     deviation of their trees' predictions (the usual forest spread), which
     stays what it is at the border of the data however far one goes.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        Inputs; only those inside ``[train_lower, train_upper]`` are trained on.
+    y : array-like of shape (N,)
+        Targets.
+    train_lower, train_upper : sequence of float, length 2
+        The training region.
+    grid_lower, grid_upper : sequence of float, length 2
+        The grid's box.
+    resolution : int, default=80
+        Grid points per axis.
+    n_estimators : int, default=10
+        Trees per forest.
+    lifetime : float, default=5.0
+        The Mondrian forest's lifetime.
+    random_state : int, numpy.random.Generator or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    UncertaintyMaps
+        Mean and standard deviation maps per method.
+
+    Raises
+    ------
+    InputError
+        If fewer than 5 points fall in the training region.
+
+    References
+    ----------
+    Lakshminarayanan, Roy and Teh (2016), "Mondrian Forests for Large-Scale
+    Regression when Uncertainty Matters", AISTATS.
     """
     X, y = np.asarray(X, float), np.asarray(y, float)
     lo, up = np.asarray(train_lower, float), np.asarray(train_upper, float)

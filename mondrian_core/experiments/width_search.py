@@ -27,8 +27,19 @@ __all__ = ["SearchTrace", "ridge_validation_rmse", "doubling_bisection_search",
 
 @dataclass(frozen=True)
 class SearchTrace:
-    """One method's search: the lifetimes tried, their validation RMSE, and the
-    wall-clock seconds (from the search's start) at which each was known."""
+    """One method's search: the lifetimes tried, their errors and when each was known.
+
+    Parameters
+    ----------
+    method : str
+        The method's name (legend text).
+    lifetimes : ndarray
+        The lifetimes tried, in order.
+    val_rmse : ndarray
+        The validation RMSE at each.
+    seconds : ndarray
+        Wall-clock seconds from the search's start at which each was known.
+    """
 
     method: str
     lifetimes: np.ndarray
@@ -37,18 +48,49 @@ class SearchTrace:
 
     @property
     def best_so_far(self) -> np.ndarray:
+        """The smallest validation RMSE found up to each step."""
         return np.minimum.accumulate(self.val_rmse)
 
     def time_to_reach(self, rmse: float) -> float:
-        """Seconds until the validation RMSE first was ``<= rmse`` (``inf`` if never)."""
+        """Return the seconds until the validation RMSE first reached ``rmse``.
+
+        Parameters
+        ----------
+        rmse : float
+            The target error.
+
+        Returns
+        -------
+        float
+            Seconds until an error ``<= rmse`` was known; ``inf`` if never.
+        """
         hit = np.flatnonzero(self.val_rmse <= rmse)
         return float(self.seconds[hit[0]]) if hit.size else float("inf")
 
 
 def ridge_validation_rmse(Phi, y, Phi_val, y_val, noise_variance, prior_variance) -> float:
-    """Validation RMSE of ridge regression (penalty ``noise/prior`` variance) on features.
+    """Return the validation RMSE of ridge regression on features.
 
     Solves in the primal (``C x C``) or the dual (``N x N``), whichever is smaller.
+
+    Parameters
+    ----------
+    Phi : ndarray or sparse matrix of shape (N, C)
+        Training features.
+    y : ndarray of shape (N,)
+        Training targets.
+    Phi_val : ndarray or sparse matrix of shape (N_val, C_val)
+        Validation features; columns beyond ``C`` (cells only validation points
+        occupy) get weight zero.
+    y_val : ndarray of shape (N_val,)
+        Validation targets.
+    noise_variance, prior_variance : float
+        The ridge penalty is their ratio.
+
+    Returns
+    -------
+    float
+        The validation RMSE.
     """
     ratio = noise_variance / prior_variance
     N, C = Phi.shape
@@ -78,7 +120,29 @@ def doubling_bisection_search(evaluate, start=1.0, max_evals=12, max_lifetime=No
 
     Doubling/halving until the best lifetime tried has a worse neighbour on both
     sides, then bisection in log-lifetime between the best and its neighbours.
-    Returns the lifetimes in the order tried and their scores.
+
+    Parameters
+    ----------
+    evaluate : callable
+        ``evaluate(lifetime) -> float``, the score to minimise.
+    start : float, default=1.0
+        The first lifetime tried.
+    max_evals : int, default=12
+        The most evaluations.
+    max_lifetime : float, optional
+        Never double beyond this.
+
+    Returns
+    -------
+    lifetimes : ndarray
+        The lifetimes in the order tried.
+    scores : ndarray
+        Their scores.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.2.
     """
     tried: dict[float, float] = {}
 
@@ -115,8 +179,37 @@ def retrained_search(make_features, X, y, X_val, y_val, noise_variance=0.1, prio
                      start=1.0, max_evals=12, max_lifetime=None, method="", progress=None):
     """Time a doubling-then-bisection search that rebuilds features at each lifetime.
 
-    ``make_features(lifetime)`` returns an unfitted transformer (e.g.
-    ``RandomFourierFeatures(lifetime=..., n_components=M, random_state=seed)``).
+    Parameters
+    ----------
+    make_features : callable
+        ``make_features(lifetime)`` returns an unfitted transformer (e.g.
+        ``RandomFourierFeatures(lifetime=..., n_components=M, random_state=seed)``).
+    X, y : ndarray of shape (N, D) and (N,)
+        Training data.
+    X_val, y_val : ndarray of shape (N_val, D) and (N_val,)
+        Validation data.
+    noise_variance, prior_variance : float, default=0.1 and 1.0
+        The ridge penalty is their ratio.
+    start : float, default=1.0
+        The first lifetime tried.
+    max_evals : int, default=12
+        The most lifetimes tried.
+    max_lifetime : float, optional
+        Never double beyond this.
+    method : str, default=""
+        The method's name in the trace.
+    progress : callable, optional
+        Called with the fraction of ``max_evals`` done after each evaluation.
+
+    Returns
+    -------
+    SearchTrace
+        The lifetimes tried, their validation RMSE and when each was known.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.2.
     """
     t0 = time.perf_counter()
     stamps = []
@@ -135,7 +228,25 @@ def retrained_search(make_features, X, y, X_val, y_val, noise_variance=0.1, prio
 
 
 def sweep_trace(path, method="Mondrian sweep") -> SearchTrace:
-    """The sweep as a search trace: every event's lifetime, error and time."""
+    """Return the sweep as a search trace: every event's lifetime, error and time.
+
+    Parameters
+    ----------
+    path : LifetimePath
+        A sweep with validation data.
+    method : str, default="Mondrian sweep"
+        The method's name in the trace.
+
+    Returns
+    -------
+    SearchTrace
+        One entry per event of the sweep.
+
+    Raises
+    ------
+    InputError
+        If the sweep has no validation data.
+    """
     if not np.isfinite(path.val_rmse).any():
         raise InputError("The sweep has no validation data; Figure 8 needs a validation set.")
     return SearchTrace(method, path.lifetimes, path.val_rmse, path.seconds)
@@ -143,11 +254,38 @@ def sweep_trace(path, method="Mondrian sweep") -> SearchTrace:
 
 def figure8_traces(path, X, y, X_val, y_val, n_trees, noise_variance=0.1, prior_variance=1.0,
                    max_evals=12, random_state=None, progress=None) -> list[SearchTrace]:
-    """Figure 8: the sweep ``path`` against retrained random Fourier features and random
-    binning searches, each with ``n_trees`` non-zero features per point.
+    """Compute Figure 8: the sweep against retrained Fourier and binning searches.
 
-    Returns ``[sweep, Fourier, binning]`` traces (validation error against seconds).
-    ``progress(fraction)`` is called as the retrained searches go.
+    Each method uses ``n_trees`` non-zero features per point.
+
+    Parameters
+    ----------
+    path : LifetimePath
+        The sweep, with validation data.
+    X, y : ndarray of shape (N, D) and (N,)
+        Training data (those of the sweep).
+    X_val, y_val : ndarray of shape (N_val, D) and (N_val,)
+        Validation data.
+    n_trees : int
+        Fourier components and binning grids of the retrained searches.
+    noise_variance, prior_variance : float, default=0.1 and 1.0
+        The ridge penalty is their ratio.
+    max_evals : int, default=12
+        The most lifetimes each retrained search tries.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the retrained feature maps.
+    progress : callable, optional
+        Called with the fraction done as the retrained searches go.
+
+    Returns
+    -------
+    list of SearchTrace
+        ``[sweep, Fourier, binning]`` (validation error against seconds).
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.2.
     """
     makers = [("random Fourier features",
                lambda lam: RandomFourierFeatures(lam, n_components=n_trees,
