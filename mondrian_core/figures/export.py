@@ -43,19 +43,43 @@ def _value(v) -> str:
 
 
 def slug(text: str) -> str:
-    """``text`` with runs of characters other than letters, digits and ``.=-`` as ``_``."""
+    """Replace runs of characters other than letters, digits and ``.=-`` by ``_``.
+
+    Parameters
+    ----------
+    text : str
+        Any text.
+
+    Returns
+    -------
+    str
+        The text, safe in file names, without leading or trailing ``_``.
+    """
     return re.sub(r"[^A-Za-z0-9.=-]+", "_", text).strip("_")
 
 
 def figure_filename(name: str, params: Mapping | None = None, *, page: str | None = None) -> str:
-    """A file name (no extension) saying what a chart shows, e.g.
-    ``kernel-convergence_kernel-slice_seed=0_lam=10_m=50``.
+    """Name a chart's file (no extension) after what it shows.
 
-    ``page`` and ``name`` are made lower-case words joined by ``-``; each parameter
-    becomes ``key=value`` (floats to 4 significant digits, booleans 1/0), the seed
-    first. Characters
-    that file systems or browsers dislike become ``_``; the name is cut at
-    :data:`MAX_NAME` characters.
+    For example ``kernel-convergence_kernel-slice_seed=0_lam=10_m=50``: ``page``
+    and ``name`` are made lower-case words joined by ``-``; each parameter becomes
+    ``key=value`` (floats to 4 significant digits, booleans 1/0), the seed first.
+    Characters that file systems or browsers dislike become ``_``; the name is cut
+    at :data:`MAX_NAME` characters.
+
+    Parameters
+    ----------
+    name : str
+        The chart's name.
+    params : mapping, optional
+        The parameters the chart depends on.
+    page : str, optional
+        The page the chart is on.
+
+    Returns
+    -------
+    str
+        The file name, without extension.
     """
     head = [slug(p.lower().replace(" ", "-")) for p in (page, name) if p]
     # the seed first, so that cutting a long name never loses it
@@ -65,7 +89,25 @@ def figure_filename(name: str, params: Mapping | None = None, *, page: str | Non
 
 
 def toolbar_config(filename: str, fmt: str = "png") -> dict:
-    """Plotly ``config`` whose camera button saves ``filename.<fmt>`` (PNG at 2x or SVG)."""
+    """Return the plotly ``config`` whose camera button saves ``filename.<fmt>``.
+
+    Parameters
+    ----------
+    filename : str
+        The file name without extension (see :func:`figure_filename`).
+    fmt : {"png", "svg"}, default="png"
+        The format; PNGs are saved at 2x.
+
+    Returns
+    -------
+    dict
+        The config for ``st.plotly_chart`` or ``plotly.io.show``.
+
+    Raises
+    ------
+    ValueError
+        If the format is not one of :data:`FORMATS`.
+    """
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {sorted(FORMATS)}, not {fmt!r}")
     return {"displaylogo": False,
@@ -73,8 +115,20 @@ def toolbar_config(filename: str, fmt: str = "png") -> dict:
 
 
 def static_figure(fig: go.Figure) -> go.Figure:
-    """A copy of ``fig`` without what only works on screen (animation frames, play
-    buttons, sliders), for a still image."""
+    """Copy ``fig`` without what only works on screen, for a still image.
+
+    Animation frames, play buttons and sliders are dropped.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The still copy; ``fig`` is unchanged.
+    """
     out = go.Figure(fig)
     if fig.layout.updatemenus or fig.layout.sliders:
         # the builder's bottom margin made room for the controls: back to the template's
@@ -87,8 +141,19 @@ def static_figure(fig: go.Figure) -> go.Figure:
 
 
 def figure_size(fig: go.Figure) -> tuple[int, int]:
-    """(width, height) in CSS pixels that a figure is exported at (its layout's, or
-    :data:`DEFAULT_WIDTH` x :data:`DEFAULT_HEIGHT`)."""
+    """Return the size in CSS pixels that a figure is exported at.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure.
+
+    Returns
+    -------
+    tuple of (int, int)
+        Width and height: its layout's, or :data:`DEFAULT_WIDTH` x
+        :data:`DEFAULT_HEIGHT`.
+    """
     return (int(fig.layout.width or DEFAULT_WIDTH), int(fig.layout.height or DEFAULT_HEIGHT))
 
 
@@ -102,7 +167,7 @@ _RENDER_JS = """async ([spec, fmt, width, height, scale]) => {
 def render_figures(figures: Iterable[tuple[str, go.Figure]], out_dir, *,
                    formats: Iterable[str] = ("png", "svg"), scale: float = 2.0,
                    progress: Callable[[int, str], None] | None = None) -> list[Path]:
-    """Write each ``(stem, figure)`` as ``out_dir/stem.<format>``; return the paths.
+    """Write each ``(stem, figure)`` as ``out_dir/stem.<format>``.
 
     Figures are drawn by plotly.js (the copy inside the plotly package, loaded
     offline) in headless Chromium, at their layout's size (:func:`figure_size`);
@@ -110,6 +175,29 @@ def render_figures(figures: Iterable[tuple[str, go.Figure]], out_dir, *,
     each figure. Needs Playwright (requirements-dev.txt) and Chromium at
     ``$CHROMIUM_PATH`` (default ``/usr/bin/chromium``); ``figures`` may be a
     generator, so figures can be computed while the browser is open.
+
+    Parameters
+    ----------
+    figures : iterable of (str, plotly.graph_objects.Figure)
+        File stems and figures.
+    out_dir : str or path
+        The folder, created if missing.
+    formats : iterable of str, default=("png", "svg")
+        The formats to write.
+    scale : float, default=2.0
+        PNG pixels per CSS pixel.
+    progress : callable, optional
+        Called as ``progress(i, stem)`` after each figure.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+
+    Raises
+    ------
+    FileNotFoundError
+        If Chromium is not found.
     """
     from playwright.sync_api import sync_playwright  # lazy: the core runs without it
     from plotly.offline import get_plotlyjs

@@ -46,7 +46,22 @@ TEMPLATE = go.layout.Template(
 
 
 def styled(fig: go.Figure, *, title: str | None = None, height: int | None = None) -> go.Figure:
-    """Apply the app's template (and optionally a title and height) to ``fig``."""
+    """Apply the app's template (and optionally a title and height) to ``fig``.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure, changed in place.
+    title : str, optional
+        A title, left-aligned.
+    height : int, optional
+        The height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
+    """
     fig.update_layout(template=TEMPLATE)
     if title is not None:
         fig.update_layout(title=dict(text=title, x=0.01, xanchor="left"))
@@ -56,10 +71,25 @@ def styled(fig: go.Figure, *, title: str | None = None, height: int | None = Non
 
 
 def legend_below(fig: go.Figure, *, gap: int = 80, legend_height: int = 30) -> go.Figure:
-    """Put a horizontal legend ``gap`` pixels below the plot area (clear of the x-axis
-    tick labels and title) and make the bottom margin hold it, at the figure's height.
+    """Put a horizontal legend below the plot area and make the bottom margin hold it.
 
-    Call after :func:`styled` (it reads the figure's height and top margin).
+    The legend sits ``gap`` pixels below the plot area (clear of the x-axis tick
+    labels and title), at the figure's height. Call after :func:`styled` (it reads
+    the figure's height and top margin).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure, changed in place.
+    gap : int, default=80
+        Pixels between the plot area and the legend.
+    legend_height : int, default=30
+        Pixels the legend takes.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
     """
     height = fig.layout.height or 450  # plotly's default height
     top = fig.layout.margin.t if fig.layout.margin.t is not None else TEMPLATE.layout.margin.t
