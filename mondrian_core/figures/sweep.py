@@ -45,10 +45,31 @@ def _lifetime_marker(fig, lifetime, label, color=BLACK, dash="dash", y=1.0, yanc
 
 
 def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
-    """Train and validation RMSE against lifetime (log axis), constant between cuts.
+    """Plot train and validation RMSE against lifetime (log axis), constant between cuts.
 
     The slider's lifetime and the best validation lifetime are marked (the paper's
     Figure 7 recovers the true lifetime of a Laplace-GP draw this way).
+
+    Parameters
+    ----------
+    path : LifetimePath
+        The sweep, from :func:`~mondrian_core.sweep.lifetime_path`.
+    lifetime : float, optional
+        The slider's lifetime, marked by a dashed line.
+    true_lifetime : float, optional
+        The lifetime the data were drawn with (synthetic sets), marked by a dotted line.
+    height : int, default=380
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Figure 7.
     """
     t = _positive_times(path)
     fig = go.Figure()
@@ -74,7 +95,22 @@ def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
 
 
 def n_features_vs_lifetime(path, lifetime=None, height=300):
-    """Number of Mondrian features (non-empty cells of all trees) against lifetime."""
+    """Plot the number of Mondrian features (non-empty cells of all trees) against lifetime.
+
+    Parameters
+    ----------
+    path : LifetimePath
+        The sweep, from :func:`~mondrian_core.sweep.lifetime_path`.
+    lifetime : float, optional
+        The slider's lifetime, marked with its number of features.
+    height : int, default=300
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+    """
     t = _positive_times(path)
     fig = go.Figure()
     fig.add_scatter(x=t, y=_steps(path, path.n_features), mode="lines", line_shape="hv",
@@ -89,7 +125,34 @@ def n_features_vs_lifetime(path, lifetime=None, height=300):
 def fitted_function_1d(grid, mean, X_train, y_train, X_val=None, y_val=None, std=None,
                        f_true=None, title="Fitted function", band_label="\u00b12 std",
                        height=400):
-    """1-D data, the fitted (or predictive) mean and an optional band."""
+    """Plot 1-D data, the fitted (or predictive) mean and an optional band.
+
+    Parameters
+    ----------
+    grid : array-like of shape (G,) or (G, 1)
+        Where the mean is evaluated.
+    mean : array-like of shape (G,)
+        The fitted or predictive mean on the grid.
+    X_train, y_train : array-like of shape (N,) or (N, 1), and (N,)
+        Training points, drawn grey.
+    X_val, y_val : array-like, optional
+        Validation points, drawn as red crosses.
+    std : array-like of shape (G,), optional
+        A standard deviation: the band is ``mean +- 2 std``.
+    f_true : array-like of shape (G,), optional
+        The noise-free function on the grid (synthetic sets), dotted.
+    title : str, default="Fitted function"
+        The figure's title.
+    band_label : str, default="±2 std"
+        The band's legend entry.
+    height : int, default=400
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+    """
     grid = np.ravel(grid)
     fig = go.Figure()
     if std is not None:
@@ -112,10 +175,26 @@ def fitted_function_1d(grid, mean, X_train, y_train, X_val=None, y_val=None, std
 
 
 def tree_cut_segments(trees, tree_index, lifetime, lower, upper):
-    """Line segments (x0, y0, x1, y1) of one 2-D tree's cuts made by ``lifetime``.
+    """Return the line segments of one 2-D tree's cuts made by ``lifetime``.
 
     Each cut spans its node's region (the root's region is the box
     ``[lower, upper]``; a child's is its parent's, cut at the split location).
+
+    Parameters
+    ----------
+    trees : MondrianTrees
+        Trees over 2-D points.
+    tree_index : int
+        The tree.
+    lifetime : float
+        Cuts made after this time are left out.
+    lower, upper : sequence of float, length 2
+        The drawing box (the root's region).
+
+    Returns
+    -------
+    ndarray of shape (n_cuts, 4)
+        ``x0, y0, x1, y1`` of each cut.
     """
     lower, upper = np.asarray(lower, float), np.asarray(upper, float)
     root = int(trees.roots[tree_index])
@@ -141,7 +220,30 @@ def tree_cut_segments(trees, tree_index, lifetime, lower, upper):
 
 def prediction_surface_2d(gx, gy, Z, X_train, segments=None, title="Prediction surface",
                           colorbar_title="prediction", height=520):
-    """Heat map of predictions on a grid with the training points and one tree's cuts."""
+    """Draw a heat map of predictions on a grid, the training points and one tree's cuts.
+
+    Parameters
+    ----------
+    gx, gy : ndarray of shape (Gx,) and (Gy,)
+        The grid's coordinates.
+    Z : ndarray of shape (Gy, Gx)
+        The predictions on the grid.
+    X_train : ndarray of shape (N, 2)
+        Training points.
+    segments : ndarray of shape (n_cuts, 4), optional
+        One tree's cuts (:func:`tree_cut_segments`).
+    title : str, default="Prediction surface"
+        The figure's title.
+    colorbar_title : str, default="prediction"
+        The colour bar's title.
+    height : int, default=520
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+    """
     fig = go.Figure()
     fig.add_heatmap(x=gx, y=gy, z=Z, colorscale=[[0, BLUE], [0.5, "#FFFFFF"], [1, RED]],
                     colorbar=dict(title=colorbar_title), zsmooth=False)
@@ -160,7 +262,31 @@ def prediction_surface_2d(gx, gy, Z, X_train, segments=None, title="Prediction s
 
 
 def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None, height=360):
-    """log p(y | X, lambda) along the sweep (constant between cuts)."""
+    """Plot the log marginal likelihood ``log p(y | X, lambda)`` along the sweep.
+
+    Constant between cuts; the maximum is starred.
+
+    Parameters
+    ----------
+    path : LifetimePath
+        The sweep, from :func:`~mondrian_core.sweep.lifetime_path`.
+    lifetime : float, optional
+        The slider's lifetime (not drawn here; accepted for a uniform call).
+    true_lifetime : float, optional
+        The lifetime the data were drawn with (synthetic sets), marked by a dotted line.
+    height : int, default=360
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    Supplement B.
+    """
     t = _positive_times(path)
     fig = go.Figure()
     fig.add_scatter(x=t, y=_steps(path, path.log_marginal_likelihood), mode="lines",
@@ -180,7 +306,37 @@ def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None,
 
 def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, interval=None,
                      level=0.9, true_lifetime=None, height=420):
-    """Prior and posterior density of the lifetime on one (log-x) plot."""
+    """Plot the prior and posterior density of the lifetime on one log-x plot.
+
+    Parameters
+    ----------
+    grid : ndarray
+        Positive lifetimes, increasing.
+    prior_pdf, posterior_pdf : ndarray
+        The densities on the grid.
+    mean : float, optional
+        The posterior mean, marked.
+    map_ : float, optional
+        The posterior mode, marked.
+    interval : tuple of float, optional
+        A credible interval, shaded.
+    level : float, default=0.9
+        The interval's probability (legend text).
+    true_lifetime : float, optional
+        The lifetime the data were drawn with, marked by a dotted line.
+    height : int, default=420
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    Supplement B.
+    """
     fig = go.Figure()
     if interval is not None:
         fig.add_vrect(x0=interval[0], x1=interval[1], fillcolor=YELLOW, opacity=0.45, line_width=0)
@@ -207,7 +363,25 @@ def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, inter
 
 
 def error_vs_time(traces, height=420):
-    """The paper's Figure 8: best validation RMSE so far against computation time."""
+    """Draw the paper's Figure 8: best validation RMSE so far against computation time.
+
+    Parameters
+    ----------
+    traces : sequence of SearchTrace
+        One per method (:func:`~mondrian_core.experiments.width_search.figure8_traces`).
+    height : int, default=420
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.2 and Figure 8.
+    """
     fig = go.Figure()
     for i, tr in enumerate(traces):
         color = SERIES[i % len(SERIES)]
@@ -226,7 +400,20 @@ def error_vs_time(traces, height=420):
 
 
 def split_sizes(sizes, height=170):
-    """A horizontal bar of the train / validation / test sizes."""
+    """Draw a horizontal bar of the train / validation / test sizes.
+
+    Parameters
+    ----------
+    sizes : mapping of str to int
+        Part name ("train", "validation", "test") -> number of points.
+    height : int, default=170
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+    """
     fig = go.Figure()
     colors = {"train": BLUE, "validation": RED, "test": LIGHT_GREY}
     for name, n in sizes.items():
