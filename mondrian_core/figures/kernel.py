@@ -36,7 +36,32 @@ def _rgba(hex_colour: str, alpha: float) -> str:
 
 def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, n_trees=None,
                            height=430) -> go.Figure:
-    """Laplace kernel, Mondrian kernel and their difference, rows in ``order``."""
+    """Draw the Laplace kernel, the Mondrian kernel and their difference as heat maps.
+
+    Parameters
+    ----------
+    K_laplace, K_mondrian : array-like of shape (N, N)
+        The two kernel matrices of the same points.
+    order : array-like of int, optional
+        The order of the rows and columns (e.g.
+        :func:`~mondrian_core.experiments.kernel_convergence.serpentine_order`).
+    lifetime : float, optional
+        The lifetime, for the title.
+    n_trees : int, optional
+        The number of trees, for the panel title.
+    height : int, default=430
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 3.
+    """
     K_laplace = np.asarray(K_laplace)
     K_mondrian = np.asarray(K_mondrian)
     if order is not None:
@@ -74,7 +99,30 @@ def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, 
 
 def kernel_slice_figure(s, laplace, estimates, *, x0=0.5, lifetime=None,
                         height=470) -> go.Figure:
-    """1-D slice k(x0, x): Laplace curve and Mondrian step functions, animated over M."""
+    """Draw the slice k(x0, x): Laplace curve and Mondrian step functions, animated over M.
+
+    Parameters
+    ----------
+    s : ndarray of shape (G,)
+        The first coordinate of the grid points.
+    laplace : ndarray of shape (G,)
+        The Laplace kernel on the grid.
+    estimates : dict of int to ndarray
+        Number of trees M -> the Mondrian estimate on the grid (one animation frame
+        each; the largest M is shown first).
+    x0 : float, default=0.5
+        The reference point's first coordinate (not drawn; accepted for a uniform
+        call).
+    lifetime : float, optional
+        The lifetime, for the title.
+    height : int, default=470
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+    """
     ms = sorted(estimates)
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=s, y=laplace, mode="lines", name="Laplace exp(-λ|x−x₀|)",
@@ -115,7 +163,32 @@ def _slice_title(m, lifetime):
 
 
 def laplace_link_figure(laplace, fraction, n_trees, *, height=420) -> go.Figure:
-    """Fraction of trees sharing a cell vs exp(-λ‖x−x′‖₁), identity and ±2 s.d. band."""
+    """Plot the fraction of trees sharing a cell against exp(-λ‖x−x′‖₁).
+
+    With the identity line and a ±2 standard deviation band of a binomial fraction
+    of ``n_trees`` trees.
+
+    Parameters
+    ----------
+    laplace : array-like
+        The Laplace kernel of each pair.
+    fraction : array-like
+        The fraction of trees putting each pair in one cell.
+    n_trees : int
+        The number of trees M.
+    height : int, default=420
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 3.
+    """
     p = np.linspace(0, 1, 101)
     band = 2 * np.sqrt(p * (1 - p) / n_trees)
     fig = go.Figure()
@@ -154,7 +227,27 @@ def _curves(fig, counts, mean, std, name, colour, log_y):
 
 
 def kernel_error_figure(curves, *, height=460) -> go.Figure:
-    """The paper's Figure 5: max |error| vs non-zero features per point (log-log)."""
+    """Draw the paper's Figure 5: max |error| against non-zero features per point.
+
+    Log-log axes, mean ± s.d. over repetitions, and a 1/sqrt(M) reference line.
+
+    Parameters
+    ----------
+    curves : KernelErrorCurves
+        From :func:`~mondrian_core.experiments.kernel_convergence.kernel_error_curves`.
+    height : int, default=460
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.1 and Figure 5.
+    """
     fig = go.Figure()
     counts = curves.counts.astype(float)
     for i, method in enumerate(curves.errors):
@@ -177,7 +270,29 @@ def kernel_error_figure(curves, *, height=460) -> go.Figure:
 
 
 def ridge_rmse_figure(curves, *, dataset_name="", height=500) -> go.Figure:
-    """The paper's Figure 6: test RMSE vs non-zero features, exact kernel ridge as a line."""
+    """Draw the paper's Figure 6: test RMSE against non-zero features per point.
+
+    Exact Laplace kernel ridge regression and the training mean are drawn as lines.
+
+    Parameters
+    ----------
+    curves : RidgeCurves
+        From :func:`~mondrian_core.experiments.kernel_convergence.ridge_rmse_curves`.
+    dataset_name : str, default=""
+        The data set's name, for the title.
+    height : int, default=500
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.1 and Figure 6.
+    """
     fig = go.Figure()
     counts = curves.counts.astype(float)
     for i, method in enumerate(curves.rmse):
