@@ -27,7 +27,29 @@ OPERATION_COLOURS = {NO_CHANGE: GREY, EXTEND: "#E0A800", INSERT_ABOVE: BLUE, SPL
 
 
 def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
-    """Test (solid) and train (dotted) RMSE against lifetime for both fits (paper's Figure 9)."""
+    """Plot test (solid) and train (dotted) RMSE against lifetime for both fits.
+
+    The paper's Figure 9.
+
+    Parameters
+    ----------
+    path : KernelForestPath
+        From :func:`~mondrian_core.experiments.kernel_vs_forest.kernel_vs_forest_path`.
+    lifetime : float, optional
+        The slider's lifetime, marked by a dashed line.
+    height : int, default=420
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.3 and Figure 9.
+    """
     fig = go.Figure()
     x = np.maximum(path.lifetimes, 1e-12)
     for name, colour, test, train in (
@@ -48,7 +70,29 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
 
 
 def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
-    """Histograms of the kernel's and the forest's weights on the same bins and axes (Figure 10)."""
+    """Draw histograms of the kernel's and the forest's weights on the same bins and axes.
+
+    The paper's Figure 10.
+
+    Parameters
+    ----------
+    weights : KernelForestWeights
+        From :func:`~mondrian_core.experiments.kernel_vs_forest.kernel_forest_weights`.
+    bins : int, default=40
+        Number of bins, symmetric about 0.
+    height : int, default=460
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 8.3 and Figure 10.
+    """
     wk, wf = np.asarray(weights.kernel_weights), np.asarray(weights.forest_weights)
     lim = float(max(np.abs(wk).max(initial=0), np.abs(wf).max(initial=0), 1e-12))
     edges = np.linspace(-lim, lim, bins + 1)
@@ -73,7 +117,35 @@ def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
 
 def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
                    height=520) -> go.Figure:
-    """One online tree: leaf boxes (data extents), splits (new ones thick), the batch by operation."""
+    """Draw one online tree: leaf boxes, splits (new ones thick), the batch by operation.
+
+    Leaf boxes are the extents of the data in each leaf.
+
+    Parameters
+    ----------
+    snapshot : TreeSnapshot
+        The tree after a batch (:func:`~mondrian_core.experiments.online.online_run`).
+    X_seen : ndarray of shape (n, 2)
+        The points seen so far.
+    y_seen : ndarray of shape (n,)
+        Their labels or targets.
+    task : {"classification", "regression"}, default="classification"
+        How to colour the points seen.
+    box : array-like of shape (2, 2), optional
+        The axes' range (lower row, upper row).
+    height : int, default=520
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Lakshminarayanan, Roy and Teh (2014), "Mondrian Forests: Efficient Online Random
+    Forests", NIPS.
+    """
     fig = go.Figure()
     for (lo, up) in snapshot.leaf_boxes:
         fig.add_shape(type="rect", x0=lo[0], y0=lo[1], x1=up[0], y1=up[1],
@@ -120,7 +192,24 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
 
 
 def online_scores(run, step=None, *, height=380) -> go.Figure:
-    """Test score of the online Mondrian forest and retrained batch forests against points seen."""
+    """Plot the test score of the online forest and retrained batch forests.
+
+    Against the number of points seen.
+
+    Parameters
+    ----------
+    run : OnlineRun
+        From :func:`~mondrian_core.experiments.online.online_run`.
+    step : int, optional
+        The batch shown elsewhere, marked by a dashed line.
+    height : int, default=380
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+    """
     fig = go.Figure()
     colours = [RED, BLUE, "#E0A800"]
     for (name, values), colour in zip(run.scores.items(), colours):
@@ -138,7 +227,29 @@ def online_scores(run, step=None, *, height=380) -> go.Figure:
 
 
 def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
-    """Predictive standard deviation of each method over the grid, training region outlined."""
+    """Map each method's predictive standard deviation over the grid.
+
+    The training region is outlined.
+
+    Parameters
+    ----------
+    maps : UncertaintyMaps
+        From :func:`~mondrian_core.experiments.online.uncertainty_maps`.
+    X_train : ndarray of shape (n, 2), optional
+        Training points to overlay.
+    height : int, default=430
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Lakshminarayanan, Roy and Teh (2016), "Mondrian Forests for Large-Scale
+    Regression when Uncertainty Matters", AISTATS.
+    """
     names = list(maps.std)
     zmax = float(max(v.max() for v in maps.std.values()))
     fig = make_subplots(rows=1, cols=len(names), shared_yaxes=True, horizontal_spacing=0.03,
@@ -165,7 +276,29 @@ def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
 
 
 def operation_counts(run, step, *, height=380) -> go.Figure:
-    """How many (point, tree) insertions caused each operation, per batch, up to ``step``."""
+    """Count the (point, tree) insertions that caused each operation, per batch.
+
+    Up to and including batch ``step``, stacked by operation.
+
+    Parameters
+    ----------
+    run : OnlineRun
+        From :func:`~mondrian_core.experiments.online.online_run`.
+    step : int
+        The last batch shown.
+    height : int, default=380
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Lakshminarayanan, Roy and Teh (2014), "Mondrian Forests: Efficient Online Random
+    Forests", NIPS.
+    """
     fig = go.Figure()
     for op, name in OPERATION_NAMES.items():
         fig.add_trace(go.Bar(x=run.n_seen[:step + 1], y=run.operation_counts[:step + 1, op],
