@@ -30,10 +30,33 @@ _SAMPLE_COLOURS = [RED, "#E0A800", "#2A9D8F", "#7B3294", GREY]
 
 def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x",
                             y_label="y", height=420) -> go.Figure:
-    """One panel per kernel: posterior mean, 2-sigma band of f, samples, data (Figure 1).
+    """Draw one panel per kernel: posterior mean, 2-sigma band of f, samples and data.
 
-    ``panels`` maps a name to a dict with ``mean``, ``std``, ``samples`` (G, k) and
-    ``label``; ``truth`` optionally the noise-free function on ``grid``.
+    Parameters
+    ----------
+    panels : dict
+        Kernel name -> a dict with ``mean``, ``std``, ``samples`` (G, k) and
+        ``label`` (from :func:`~mondrian_core.experiments.gp_experiments.posterior_curves`).
+    X, y : array-like of shape (N,) and (N,)
+        The 1-D data.
+    grid : array-like of shape (G,) or (G, 1)
+        Where the posteriors are evaluated.
+    truth : array-like of shape (G,), optional
+        The noise-free function on ``grid``.
+    x_label, y_label : str, default="x" and "y"
+        Axis titles.
+    height : int, default=420
+        The height of each row of panels in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions", Figure 1.
     """
     names = list(panels)
     n = len(names)
@@ -80,7 +103,22 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
 
 def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
                            height=380) -> go.Figure:
-    """The kernel matrices side by side as heatmaps (values in [0, 1])."""
+    """Draw kernel matrices side by side as heat maps (values in [0, 1]).
+
+    Parameters
+    ----------
+    matrices : dict of str to ndarray
+        Panel title -> an (n, n) kernel matrix.
+    axis_label : str, default="points, sorted by x"
+        The x-axis title.
+    height : int, default=380
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+    """
     names = list(matrices)
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
                         horizontal_spacing=0.09)
@@ -101,7 +139,28 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
 
 
 def cg_convergence_figure(histories: dict, *, tol=None, height=360) -> go.Figure:
-    """Relative residual ||y - A x_k|| / ||y|| against CG iteration, log scale."""
+    """Plot the relative residual ``||y - A x_k|| / ||y||`` against CG iteration.
+
+    Parameters
+    ----------
+    histories : dict of str to ndarray
+        Curve name -> residuals (from
+        :func:`~mondrian_core.experiments.gp_experiments.cg_histories`).
+    tol : float, optional
+        CG's tolerance, drawn as a dashed line.
+    height : int, default=360
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions", sec. 3.3.
+    """
     fig = go.Figure()
     dashes = {"no preconditioner": "dot"}
     for i, (name, hist) in enumerate(histories.items()):
@@ -123,7 +182,27 @@ def cg_convergence_figure(histories: dict, *, tol=None, height=360) -> go.Figure
 
 
 def comparison_figure(rows: list, *, height=380) -> go.Figure:
-    """Test log-likelihood (higher is better) and MSE (lower is better) per kernel (Figs 3, 4)."""
+    """Compare kernels by test log-likelihood and test MSE, side by side.
+
+    The paper's Figures 3 and 4.
+
+    Parameters
+    ----------
+    rows : list of dict
+        From :func:`~mondrian_core.experiments.gp_experiments.compare_kernels`.
+    height : int, default=380
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions", Figures 3 and 4.
+    """
     names = [r["kernel"] for r in rows]
     colours = [SERIES[i % len(SERIES)] for i in range(len(rows))]
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
@@ -152,7 +231,30 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
 
 def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
                       height=380) -> go.Figure:
-    """2-D embeddings side by side, points coloured by the target (Figure 2)."""
+    """Draw 2-D embeddings side by side, points coloured by the target.
+
+    Parameters
+    ----------
+    embeddings : dict of str to ndarray
+        Panel title -> (N, 2) embedding (from
+        :func:`~mondrian_core.experiments.gp_experiments.kernel_pca_embeddings`).
+    colour : array-like of shape (N,)
+        The values that colour the points.
+    colour_label : str, default="target"
+        The colour bar's title.
+    height : int, default=380
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions", Figure 2.
+    """
     names = list(embeddings)
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.09)
     colour_label = "<br>".join(textwrap.wrap(colour_label, 14)) or "target"
@@ -173,11 +275,29 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
 
 
 def partition_count_figure(curves: dict, *, dataset_name: str = "", height=380) -> go.Figure:
-    """Test log-likelihood (higher is better) and MSE (lower is better) against the
-    number of partitions m, one line per kernel (Figure 5).
+    """Plot test log-likelihood and MSE against the number of partitions m.
 
-    ``curves``: ``{kernel: {"m", "test_log_lik", "mse"}}`` as from
-    :func:`mondrian_core.experiments.gp_experiments.partition_count_curves`.
+    One line per kernel (the paper's Figure 5).
+
+    Parameters
+    ----------
+    curves : dict
+        ``{kernel: {"m", "test_log_lik", "mse"}}`` as from
+        :func:`mondrian_core.experiments.gp_experiments.partition_count_curves`.
+    dataset_name : str, default=""
+        The data set's name, for the title.
+    height : int, default=380
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions", Figure 5.
     """
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=["mean test log-likelihood (higher is better)",
