@@ -79,16 +79,39 @@ def _rectangles(lower, upper):
 
 
 def cell_colour_index(node_ids) -> np.ndarray:
-    """A fixed pseudo-random colour per node id: -1 (white) or an index into the fills
-    (so a cell keeps its colour from frame to frame)."""
+    """Give every node id a fixed pseudo-random colour, so a cell keeps it across frames.
+
+    Parameters
+    ----------
+    node_ids : array-like of int
+        Node ids.
+
+    Returns
+    -------
+    ndarray of int
+        -1 (white) or an index into the fill colours, one per id; about 35% coloured.
+    """
     h = (np.asarray(node_ids, dtype=np.uint64) * np.uint64(2654435761)) % np.uint64(1000)
     h = h.astype(float) / 1000.0
     return np.where(h < _COLOURED, (h / _COLOURED * len(_FILLS)).astype(int), -1)
 
 
 def tree_layout(sample) -> np.ndarray:
-    """Horizontal position of every node: leaves 0, 1, 2, ... left to right (in-order),
-    an internal node midway between its children. Vectorised level by level."""
+    """Place every node of a sample's tree horizontally, for drawing.
+
+    Leaves at 0, 1, 2, ... left to right (in-order), an internal node midway
+    between its children; vectorised level by level.
+
+    Parameters
+    ----------
+    sample : MondrianSample
+        The sample.
+
+    Returns
+    -------
+    ndarray of shape (n_nodes,)
+        Each node's horizontal position.
+    """
     n = sample.n_nodes
     depth = sample.depth()
     leaves = np.zeros(n)
@@ -201,7 +224,7 @@ def _clock_label(sides, winner):
 def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None = None,
                   selected_node: int | None = None, n_frames: int = 25,
                   frame_ms: int = 200, height: int = 640) -> go.Figure:
-    """The partition at ``time`` beside its tree (Balog et al. 2016, Figure 1 (a), (b)).
+    """Draw the partition at ``time`` beside its tree (Balog et al. 2016, Figure 1).
 
     Left: the box with every cut present at ``time`` as a black line labelled with
     the time it appeared; ``fill`` paints some cells red, blue, yellow or grey.
@@ -211,6 +234,41 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
     their stems cross the time line. Frames from 0 to the lifetime animate both;
     ``selected_node`` outlines one node's box and circles it in the tree.
     Points of the traces named "cells" and "nodes" carry node ids as ``customdata``.
+
+    Parameters
+    ----------
+    sample : MondrianSample
+        A 2-D sample.
+    time : float, optional
+        The time shown; default the sample's lifetime.
+    fill : bool, default=False
+        Paint about a third of the cells red, blue, yellow or grey.
+    labels : bool, optional
+        Label cuts with their times; default when there are at most
+        ``MAX_LABELLED_CUTS`` cuts.
+    selected_node : int, optional
+        A node whose box is outlined and which is circled in the tree.
+    n_frames : int, default=25
+        Animation frames from time 0 to the lifetime.
+    frame_ms : int, default=200
+        Milliseconds per frame when playing.
+    height : int, default=640
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    Raises
+    ------
+    ValueError
+        If the sample is not 2-D.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Figure 1 (a) and (b).
     """
     _need_2d(sample)
     t = sample.lifetime if time is None else float(time)
@@ -349,8 +407,31 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
 
 
 def first_cut_figure(check, *, bins: int = 30, height: int = 380) -> go.Figure:
-    """Competing clocks: first-cut times against Exp(linear dimension), and cut
-    dimensions against the side proportions (with +-2 binomial standard errors)."""
+    """Draw the competing-clocks check of the first cut against theory.
+
+    Left: first-cut times against Exp(linear dimension) truncated to the lifetime;
+    right: cut dimensions against the side proportions (with +-2 binomial standard
+    errors).
+
+    Parameters
+    ----------
+    check : FirstCutCheck
+        From :func:`~mondrian_core.process.first_cut_check`.
+    bins : int, default=30
+        Histogram bins of the times.
+    height : int, default=380
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 2.2.
+    """
     fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.12,
                         subplot_titles=("Time of the first cut", "Dimension of the first cut"))
     n = check.n_samples
@@ -392,8 +473,37 @@ def first_cut_figure(check, *, bins: int = 30, height: int = 380) -> go.Figure:
 
 
 def projectivity_figure(sample, restricted, check, *, height: int = 420) -> go.Figure:
-    """Left: the sample (grey) and its restriction to the sub-box (black, blue frame).
-    Right: how often the sub-box has k cells, restricted vs sampled directly."""
+    """Draw a sample restricted to a sub-box and the sub-box's cell counts.
+
+    Left: the sample (grey) and its restriction to the sub-box (black, blue frame).
+    Right: how often the sub-box has k cells, restricted vs sampled directly.
+
+    Parameters
+    ----------
+    sample : MondrianSample
+        A 2-D sample on the big box.
+    restricted : MondrianSample
+        Its restriction to the sub-box (:meth:`MondrianSample.restrict`).
+    check : ProjectivityCheck
+        From :func:`~mondrian_core.process.projectivity_check`.
+    height : int, default=420
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    Raises
+    ------
+    ValueError
+        If the sample is not 2-D.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 2.3.
+    """
     _need_2d(sample)
     fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55], horizontal_spacing=0.14,
                         subplot_titles=("Sample restricted to the sub-box",
@@ -439,10 +549,21 @@ def projectivity_figure(sample, restricted, check, *, height: int = 420) -> go.F
 def extension_parts(old, new) -> dict:
     """Classify the cuts of ``new`` (an extension of ``old``) for drawing.
 
-    Returns polylines (x, y lists) for ``old`` (old cuts inside the old box),
-    ``extended`` (their continuation into the new region), ``above`` (new cuts
-    inserted above an old node: ancestors of extended nodes) and ``fresh`` (cuts in
-    the new regions, below an inserted cut).
+    Parameters
+    ----------
+    old : MondrianSample
+        The original 2-D sample.
+    new : MondrianSample
+        An extension of it (:func:`~mondrian_core.process.extend_mondrian`).
+
+    Returns
+    -------
+    dict
+        Polylines (x, y lists, ``None`` between pieces) for ``"old"`` (old cuts
+        inside the old box), ``"extended"`` (their continuation into the new
+        region), ``"above"`` (new cuts inserted above an old node: ancestors of
+        extended nodes) and ``"fresh"`` (cuts in the new regions, below an inserted
+        cut).
     """
     cut = new.cut_nodes
     src = new.source_node
@@ -485,12 +606,38 @@ _EXT_NAMES = {"old": "old cuts", "extended": "old cuts, extended",
 
 
 def extension_figure(old, chain, *, height: int = 520, frame_ms: int = 600) -> go.Figure:
-    """A conditional Mondrian growing a box step by step.
+    """Draw a conditional Mondrian growing a box step by step.
 
     ``chain`` is a list of extensions of ``old`` to growing boxes (each extending
     the previous); the figure shows the last one, frames step through them all.
     Old cuts black, their extensions dotted, new cuts above old nodes red, new cuts
     in new regions blue; the old box is framed in yellow, each current box in black.
+
+    Parameters
+    ----------
+    old : MondrianSample
+        The original 2-D sample.
+    chain : list of MondrianSample
+        Its extensions (:func:`~mondrian_core.process.extension_chain`).
+    height : int, default=520
+        The figure's height in pixels.
+    frame_ms : int, default=600
+        Milliseconds per frame when playing.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    Raises
+    ------
+    ValueError
+        If the sample is not 2-D.
+
+    References
+    ----------
+    Roy and Teh (2009), "The Mondrian Process". Lakshminarayanan, Roy and Teh (2014),
+    "Mondrian Forests: Efficient Online Random Forests".
     """
     _need_2d(old)
     fig = go.Figure()
