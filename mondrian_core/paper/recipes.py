@@ -55,7 +55,25 @@ RF_KERNEL = "Davies & Ghahramani 2014, The Random Forest Kernel"
 
 @dataclass(frozen=True)
 class Recipe:
-    """One paper figure: which it is, the app's builder, and how to make it."""
+    """One paper figure: which it is, the app's builder, and how to make it.
+
+    Parameters
+    ----------
+    id : str
+        The file stem, e.g. ``"mondrian-kernel-fig5"``.
+    paper : str
+        The paper (authors, year, title).
+    figure : str
+        The paper's figure, e.g. ``"Figure 5"``.
+    shows : str
+        What the figure shows, with any stand-in data set.
+    builder : str
+        The figure builder, relative to :mod:`mondrian_core.figures`.
+    make : callable
+        ``make(quick, seed) -> plotly.graph_objects.Figure``.
+    width : int, default=900
+        The exported width in pixels, unless the figure sets one.
+    """
 
     id: str
     paper: str
@@ -66,6 +84,20 @@ class Recipe:
     width: int = 900
 
     def build(self, quick: bool = False, seed: int = 0) -> go.Figure:
+        """Make the figure.
+
+        Parameters
+        ----------
+        quick : bool, default=False
+            Shrink the computation for tests.
+        seed : int, default=0
+            The seed of every random draw.
+
+        Returns
+        -------
+        plotly.graph_objects.Figure
+            The figure, its width set.
+        """
         fig = self.make(quick, seed)
         if fig.layout.width is None:
             fig.update_layout(width=self.width)
@@ -76,13 +108,49 @@ class Recipe:
 
 
 def mondrian_fig1(quick, seed):
-    """A Mondrian sample on the unit square with its tree (page: Mondrian process)."""
+    """Make a Mondrian sample on the unit square with its tree (page: Mondrian process).
+
+    Parameters
+    ----------
+    quick : bool
+        Shrink the computation (fewer points, trees, repetitions) for tests.
+    seed : int
+        The seed of every random draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure the page's builder draws.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Figure 1.
+    """
     sample = sample_mondrian_process([0.0, 0.0], [1.0, 1.0], 2.5, random_state=seed)
     return growth_figure(sample, sample.lifetime, fill=False, labels=True)
 
 
 def mondrian_fig5(quick, seed):
-    """Max kernel error against non-zero features; the paper's N = 100, lambda = 10."""
+    """Make max kernel error against non-zero features; the paper's N = 100, lambda = 10.
+
+    Parameters
+    ----------
+    quick : bool
+        Shrink the computation (fewer points, trees, repetitions) for tests.
+    seed : int
+        The seed of every random draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure the page's builder draws.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Figure 5.
+    """
     n, m_max, repeats = (30, 10, 1) if quick else (100, 50, 5)
     X = ds.uniform_box(n, random_state=seed).X
     curves = kernel_error_curves(X, 10.0, feature_counts(m_max), repeats, random_state=seed + 4)
@@ -96,7 +164,25 @@ def _split_bundled(name, fractions, seed, *, standardize_target=False):
 
 
 def mondrian_fig6(quick, seed):
-    """Ridge test RMSE against non-zero features (diabetes stands in for CPU)."""
+    """Make ridge test RMSE against non-zero features (diabetes stands in for CPU).
+
+    Parameters
+    ----------
+    quick : bool
+        Shrink the computation (fewer points, trees, repetitions) for tests.
+    seed : int
+        The seed of every random draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure the page's builder draws.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Figure 6.
+    """
     m_max, repeats = (10, 1) if quick else (50, 5)
     train, test = _split_bundled("diabetes", (0.8, 0.2), seed)
     curves = ridge_rmse_curves(train.X, train.y, test.X, test.y, 0.3, feature_counts(m_max),
@@ -114,9 +200,28 @@ def _sweep(train, val, n_trees, seed, terminal=None):
 
 
 def mondrian_fig7(quick, seed):
-    """Validation error against lifetime on a 2-D Laplace-GP draw with known lifetime 5,
-    swept to a terminal lifetime of 50 (well past the truth, as in the paper) so the
-    validation error rises again."""
+    """Make validation error against lifetime on a 2-D Laplace-GP draw (true lifetime 5).
+
+    Swept to a terminal lifetime of 50 (well past the truth, as in the paper) so the
+    validation error rises again.
+
+    Parameters
+    ----------
+    quick : bool
+        Shrink the computation (fewer points, trees, repetitions) for tests.
+    seed : int
+        The seed of every random draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure the page's builder draws.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Figure 7.
+    """
     n, n_trees, terminal = (200, 10, 20.0) if quick else (1000, 50, 50.0)
     data = ds.laplace_gp(n, 2, 5.0, 0.1, random_state=seed)
     train, val, _ = ds.train_val_test_split(data, (0.6, 0.2, 0.2), random_state=seed)
@@ -125,8 +230,27 @@ def mondrian_fig7(quick, seed):
 
 
 def mondrian_fig8(quick, seed):
-    """Validation error against time: the sweep vs retrained random features (diabetes),
-    M = 350 non-zero features per point as in the paper."""
+    """Make validation error against time: the sweep vs retrained random features.
+
+    On diabetes, with M = 350 non-zero features per point as in the paper.
+
+    Parameters
+    ----------
+    quick : bool
+        Shrink the computation (fewer points, trees, repetitions) for tests.
+    seed : int
+        The seed of every random draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure the page's builder draws.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Figure 8.
+    """
     n_trees, max_evals = (10, 4) if quick else (350, 12)
     train, val, _ = _split_bundled("diabetes", (0.6, 0.2, 0.2), seed, standardize_target=True)
     path = _sweep(train, val, n_trees, seed)
@@ -147,13 +271,49 @@ def _kernel_vs_forest(quick, seed):
 
 
 def mondrian_fig9(quick, seed):
-    """Kernel vs forest test RMSE against lifetime on the same Mondrians (diabetes)."""
+    """Make kernel vs forest test RMSE against lifetime on the same Mondrians (diabetes).
+
+    Parameters
+    ----------
+    quick : bool
+        Shrink the computation (fewer points, trees, repetitions) for tests.
+    seed : int
+        The seed of every random draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure the page's builder draws.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Figure 9.
+    """
     _, _, path, lifetime, _ = _kernel_vs_forest(quick, seed)
     return forest_figs.kernel_vs_forest_rmse(path, lifetime, height=480)
 
 
 def mondrian_fig10(quick, seed):
-    """The weights each fit learns at Figure 9's marked lifetime."""
+    """Make the histograms of the weights each fit learns at Figure 9's marked lifetime.
+
+    Parameters
+    ----------
+    quick : bool
+        Shrink the computation (fewer points, trees, repetitions) for tests.
+    seed : int
+        The seed of every random draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure the page's builder draws.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Figure 10.
+    """
     train, test, _, lifetime, s = _kernel_vs_forest(quick, seed)
     w = kernel_forest_weights(train.X, train.y, test.X, test.y, lifetime, n_trees=s["n_trees"],
                               noise_variance=0.1, prior_variance=1.0, random_state=seed,
@@ -165,7 +325,25 @@ def mondrian_fig10(quick, seed):
 
 
 def rf_fig1(quick, seed):
-    """GP posteriors on the 1-D toy set with jumps, one panel per kernel plus RBF."""
+    """Make GP posteriors on the 1-D toy set with jumps, one panel per kernel plus RBF.
+
+    Parameters
+    ----------
+    quick : bool
+        Shrink the computation (fewer points, trees, repetitions) for tests.
+    seed : int
+        The seed of every random draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure the page's builder draws.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions", Figure 1.
+    """
     n, m = (60, 20) if quick else (150, 100)
     d = ds.toy_jumps_1d(n=n, random_state=seed)
     grid = np.linspace(-0.05, 1.05, 300)[:, None]
@@ -181,15 +359,52 @@ def rf_fig1(quick, seed):
 
 
 def rf_fig2(quick, seed):
-    """PCA vs Fast Cluster and Random Forest kernel PCA (diabetes stands in for bodyfat)."""
+    """Make PCA vs Fast Cluster and Random Forest kernel PCA (diabetes for bodyfat).
+
+    Parameters
+    ----------
+    quick : bool
+        Shrink the computation (fewer points, trees, repetitions) for tests.
+    seed : int
+        The seed of every random draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure the page's builder draws.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions", Figure 2.
+    """
     d = ds.load_bundled("diabetes", standardize=True)
     emb = kernel_pca_embeddings(d.X, d.y, n_partitions=20 if quick else 100, random_state=seed)
     return gp_figs.kernel_pca_figure(emb, d.y, colour_label=d.target_name or "y")
 
 
 def rf_fig5(quick, seed):
-    """Test log-likelihood and MSE against m, as on the Partition-kernel GPs page
-    (diabetes stands in for mpg)."""
+    """Make test log-likelihood and MSE against m, as on the Partition-kernel GPs page.
+
+    Diabetes stands in for mpg.
+
+    Parameters
+    ----------
+    quick : bool
+        Shrink the computation (fewer points, trees, repetitions) for tests.
+    seed : int
+        The seed of every random draw.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure the page's builder draws.
+
+    References
+    ----------
+    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
+    data from random partitions", Figure 5.
+    """
     counts = [5, 10] if quick else [10, 20, 50, 100, 200, 400]
     train, test = _split_bundled("diabetes", (0.8, 0.2), seed)
     curves = partition_count_curves(train.X, train.y, test.X, test.y, counts,
@@ -235,8 +450,24 @@ RECIPES: list[Recipe] = [
 
 
 def select(only=None) -> list[Recipe]:
-    """The recipes named in ``only`` (full ids, or endings such as ``fig5`` or
-    ``rf-kernel-fig5``); all when ``only`` is empty."""
+    """Return the recipes named in ``only``.
+
+    Parameters
+    ----------
+    only : list of str, optional
+        Full ids, or endings such as ``fig5`` or ``rf-kernel-fig5``; all recipes
+        when empty.
+
+    Returns
+    -------
+    list of Recipe
+        The chosen recipes, in the order of :data:`RECIPES`.
+
+    Raises
+    ------
+    SystemExit
+        If a name matches no recipe (the command's error message).
+    """
     if not only:
         return list(RECIPES)
 
@@ -251,7 +482,17 @@ def select(only=None) -> list[Recipe]:
 
 
 class ProgressBar:
-    """A one-line progress bar on a terminal stream: ``[#####-----] 3/10 name (12 s)``."""
+    """A one-line progress bar on a terminal stream: ``[#####-----] 3/10 name (12 s)``.
+
+    Parameters
+    ----------
+    total : int
+        The number of steps.
+    stream : file-like, optional
+        Where to write; default ``sys.stderr``.
+    width : int, default=30
+        Characters of the bar.
+    """
 
     def __init__(self, total: int, stream=None, width: int = 30):
         self.total, self.width = total, width
@@ -259,6 +500,15 @@ class ProgressBar:
         self.start = time.perf_counter()
 
     def show(self, done: int, text: str) -> None:
+        """Redraw the bar.
+
+        Parameters
+        ----------
+        done : int
+            Steps done; the line ends when it reaches ``total``.
+        text : str
+            What is happening.
+        """
         filled = int(round(self.width * done / max(self.total, 1)))
         line = (f"[{'#' * filled}{'-' * (self.width - filled)}] {done}/{self.total} {text} "
                 f"({time.perf_counter() - self.start:.0f} s)")
@@ -268,7 +518,24 @@ class ProgressBar:
 
 
 def write_index(recipes, out: Path, quick: bool, seed: int) -> Path:
-    """A Markdown list of the files: which paper figure each is, and its builder."""
+    """Write ``index.md``: which paper figure each file is, and its builder.
+
+    Parameters
+    ----------
+    recipes : list of Recipe
+        The figures made.
+    out : pathlib.Path
+        The output folder.
+    quick : bool
+        Whether the quick settings were used.
+    seed : int
+        The seed used.
+
+    Returns
+    -------
+    pathlib.Path
+        The index file.
+    """
     rows = ["| file | paper | figure | what it shows | builder |", "|---|---|---|---|---|"]
     rows += [f"| {r.id}.png / .svg | {r.paper} | {r.figure} | {r.shows} | "
              f"mondrian_core.figures.{r.builder} |" for r in recipes]
@@ -281,6 +548,18 @@ def write_index(recipes, out: Path, quick: bool, seed: int) -> Path:
 
 
 def main(argv=None) -> int:
+    """Run ``python -m mondrian_core.paper``: render the chosen figures to files.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status, 0 on success.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m mondrian_core.paper",
         description="Regenerate the app's versions of the papers' figures as PNG and SVG.")
