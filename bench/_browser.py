@@ -35,7 +35,7 @@ class Widget:
     kind: str
     label: str = ""
     key: str = "ArrowRight"
-    budget_ms: float | None = None      # a widget move's budget (page issues)
+    budget_ms: float | None = None      # a widget move's budget (the page's target)
     load_budget_ms: float | None = None  # the page's first-render budget
 
     def url(self, base: str, seed: int) -> str:

@@ -8,8 +8,8 @@ the page with a new seed, so no result comes from a cache the previous one fille
 
 The baseline, measured in the same run between the repetitions, is a rerun of the Home
 page that changes nothing (the "r" shortcut): the round trip browser -> server ->
-browser on this machine at that moment. Ratios are p50 / baseline p50. Budgets (from
-the page issues) are server times; the felt time includes them, so a felt time under
+browser on this machine at that moment. Ratios are p50 / baseline p50. Budgets (each
+page's targets) are server times; the felt time includes them, so a felt time under
 budget meets it. Timings are noisy on a shared machine: read the ratios and the p95s.
 """
 from __future__ import annotations

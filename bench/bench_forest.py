@@ -1,4 +1,4 @@
-"""Mondrian forest budgets (issue 6).
+"""Mondrian forest budgets: online training and prediction with uncertainty.
 
 1. Streaming 10,000 points one at a time into 10 trees (``partial_fit`` per point):
    budget < 10 s; printed as a ratio to refitting scikit-learn's RandomForest

@@ -1,4 +1,4 @@
-"""Benchmarks of issue 5: partition-kernel GPs, kernel PCA and the page.
+"""Benchmarks of partition-kernel GPs, kernel PCA and their page.
 
 Run ``python -m bench.bench_gp`` (``--quick`` for a smaller run). Prints times and
 ratios to baselines measured in the same process (timings on a shared machine are

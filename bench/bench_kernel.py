@@ -1,4 +1,4 @@
-"""Benchmarks of issue 3 (Mondrian kernel). Prints times and ratios to baselines run here.
+"""Benchmarks of the Mondrian kernel. Prints times and ratios to baselines run here.
 
 * fit + transform of M = 100 trees on N = 10,000 points in D = 21 (uniform in the unit
   cube) at a lifetime giving a few hundred cells per tree; budget < 1 s; ratio to

@@ -1,4 +1,4 @@
-"""Budgets of issue 2, measured (not asserted): python -m bench.bench_process
+"""Mondrian process budgets, measured (not asserted): python -m bench.bench_process
 
 - sampling a 2-D Mondrian with about 10,000 cells: under 0.2 s;
 - the Mondrian process page's first render under 2 s, a slider move under 300 ms

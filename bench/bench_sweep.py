@@ -1,8 +1,8 @@
-"""Benchmark of the exact lifetime sweep (issue 4 budgets).
+"""Benchmark of the exact lifetime sweep against its budgets.
 
     python -m bench.bench_sweep [--quick]
 
-Set-up of the issue: N = 2,000 train + 500 validation points of a 2-D Laplace-GP draw
+Set-up: N = 2,000 train + 500 validation points of a 2-D Laplace-GP draw
 (lifetime 5, noise 0.1), M = 50 trees, terminal lifetime 5. Prints
 
 * the whole exact path time (RMSE, validation RMSE and log marginal likelihood at

@@ -1,4 +1,4 @@
-"""Bad input at the core's entry points (issue 7): every bad value gives an InputError
+"""Bad input at the core's entry points: every bad value gives an InputError
 whose message says what to change, or a valid result with its invariants; never a
 NumPy/SciPy internal error, IndexError, ZeroDivisionError, MemoryError or silent NaN.
 
@@ -129,7 +129,7 @@ def test_clean_numeric_csv_round_trips_in_any_dialect(table, sep, bom, quote, ne
     # pandas' default C parser is accurate to one unit in the last place
     np.testing.assert_allclose(d.X, values[:, :-1], rtol=2.0**-52, atol=0)
     np.testing.assert_allclose(d.y, values[:, -1], rtol=2.0**-52, atol=0)
-    # z-scores of huge values: before the fix the std overflowed and the column became 0
+    # z-scores of huge values: a plain std overflows to inf and would turn the column into 0
     z = d.standardize(target=True)
     assert np.all(np.isfinite(z.X)) and np.all(np.isfinite(z.y))
     spread = np.ptp(values, axis=0) > 0
@@ -357,10 +357,10 @@ LIFETIME_ENTRY_POINTS = [mondrian_features, lifetime_path, mondrian_partitions, 
 @settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(lifetime=lifetimes, count=counts)
-@example(lifetime=1.0, count=math.nan)          # was ValueError: cannot convert float NaN
-@example(lifetime=1.0, count=None)              # was TypeError from int()
-@example(lifetime=None, count=3)                # was TypeError from np.isfinite
-@example(lifetime=1.0, count=10**9)             # was MemoryError
+@example(lifetime=1.0, count=math.nan)          # int(nan) raises ValueError: refuse first
+@example(lifetime=1.0, count=None)              # int(None) raises TypeError: refuse first
+@example(lifetime=None, count=3)                # np.isfinite(None) raises TypeError
+@example(lifetime=1.0, count=10**9)             # a size guard, not a MemoryError
 def test_lifetimes_and_counts_are_checked(entry, lifetime, count):
     result = outcome(lambda: entry(lifetime, count))
     if isinstance(result, InputError):
@@ -581,7 +581,7 @@ def fitted_models():
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(point=st.lists(st.floats(-1.7e308, 1.7e308), min_size=2, max_size=2))
-@example(point=[1.7e308, 0.5])  # the forest's std was NaN (z = inf in its moments)
+@example(point=[1.7e308, 0.5])  # z = inf in the forest's moments must not give a NaN std
 def test_predictions_at_new_points_anywhere_are_finite_or_refused(point):
     for predict in fitted_models().values():
         result = outcome(lambda predict=predict: predict(np.array([point])))

@@ -1,4 +1,4 @@
-"""Bad input at the pages (issue 7): every malformed upload or impossible choice shows a
+"""Bad input at the pages: every malformed upload or impossible choice shows a
 short st.error / st.warning that says what to change, never a traceback, and the session
 keeps working: after the bad input is fixed, the page shows its charts again.
 
@@ -154,7 +154,7 @@ def test_bad_upload_on_a_page_then_a_good_one_brings_the_charts_back(page, query
 
 
 def test_gp_page_constant_columns_draw_a_flat_kernel_pca_with_a_notice():
-    """All points in one cluster: kernel PCA's centred kernel is 0 (was ARPACK error -9)."""
+    """All points in one cluster: kernel PCA's centred kernel is 0 (ARPACK fails on it)."""
     at = run_page(GP_PAGE[0], query=GP_PAGE[1], timeout=180)
     n_before = charts(at)
     upload(at, "flat.csv", b"a,b,y\n" + b"1,1,3\n" * 12, timeout=180)

@@ -19,7 +19,7 @@ def _cut_path(page):
 
 def test_page_plays_the_animation(app_url, page):
     # NB: open the home page first. On a freshly started server whose first request is a
-    # page URL, Streamlit runs that file as a legacy pages/ script (see the report).
+    # page URL, Streamlit runs that file as a legacy pages/ script (no st.navigation).
     page.goto(app_url)
     wait_for_app(page)
     page.goto(app_url + "/mondrian_process?lifetime=4&seed=3&time=4")

@@ -22,7 +22,7 @@ def _open(page, app_url, query=""):
 
     The home page is opened first: on a fresh server, a deep link served before
     app.py has ever run is routed as a legacy pages/ script (no st.navigation, no
-    wide layout) - a harness-wide issue reported to the lead, not this page's.
+    wide layout), whatever the page.
     """
     page.goto(app_url)
     wait_for_app(page)
