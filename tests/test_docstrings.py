@@ -9,7 +9,9 @@ ones included, under the class that defines them).
 
 Each docstring goes through :func:`numpydoc.validate.validate`; every error code outside
 :data:`IGNORED` fails the test, so a new public function without a ``Parameters`` section
-(PR01) or a ``Returns`` section (RT01) is caught.
+(PR01) or a ``Returns`` section (RT01) is caught. Every scikit-learn estimator among the
+public names is also fitted on small data, and each learned attribute it sets must be
+in its docstring's ``Attributes`` section.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import importlib
 import inspect
 import pkgutil
 
+import numpy as np
 import pytest
 from numpydoc.validate import validate
 
@@ -135,3 +138,58 @@ def test_public_docstring(name):
     errors = docstring_errors(name)
     assert not errors, f"{name}:\n  " + "\n  ".join(errors)
 
+
+
+# ------------------------------------------------------------------ estimators' Attributes
+
+def _estimators() -> list[type]:
+    from sklearn.base import BaseEstimator
+
+    found = {}
+    for name in PUBLIC_NAMES:
+        module, _, attr = name.rpartition(".")
+        try:
+            obj = getattr(importlib.import_module(module), attr)
+        except ModuleNotFoundError:
+            continue  # a method or property: its module path ends in a class name
+        if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+            found[name] = obj
+    return [found[k] for k in sorted(found)]
+
+
+def _fitted(cls):
+    """``cls`` fitted on small data the way its users fit it (online too, where it can)."""
+    from mondrian_core import FastClusterPartitions
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(40, 2))
+    y = X[:, 0] + 0.1 * rng.standard_normal(40)
+    labels = (X[:, 0] > 0.5).astype(int)
+    name = cls.__name__
+    if name in ("PartitionGP", "PartitionKernelPCA"):
+        return cls(FastClusterPartitions(n_partitions=10, max_level=3, random_state=0)).fit(X, y)
+    est = cls(random_state=0)
+    if name == "MondrianForestClassifier":
+        return est.fit(X[:30], labels[:30]).partial_fit(X[30:], labels[30:])
+    if name == "MondrianForestRegressor":
+        return est.fit(X[:30], y[:30]).partial_fit(X[30:], y[30:])
+    return est.fit(X, y)
+
+
+def _documented_attributes(cls) -> set[str]:
+    from numpydoc.docscrape import ClassDoc
+
+    names = set()
+    for entry in ClassDoc(cls)["Attributes"]:
+        names.update(n.strip() for n in entry.name.split(","))
+    return names
+
+
+@pytest.mark.parametrize("cls", _estimators(), ids=lambda c: c.__name__)
+def test_estimator_attributes_are_documented(cls):
+    # every learned attribute (public, ending in ``_``) that fit or partial_fit sets is in
+    # the class docstring's Attributes section, as scikit-learn documents its estimators
+    learned = {a for a in vars(_fitted(cls)) if a.endswith("_") and not a.startswith("_")}
+    assert learned, "fit set no learned attribute"
+    missing = learned - _documented_attributes(cls)
+    assert not missing, f"{cls.__name__}: document {sorted(missing)} under Attributes"
