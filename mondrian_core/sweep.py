@@ -157,8 +157,8 @@ def lifetime_for_cells(X, n_cells=60.0) -> float:
     """Return the lifetime at which a Mondrian of the data's box has ``n_cells`` cells.
 
     The expected number of cells of a Mondrian process with lifetime ``lambda`` on a
-    box with sides ``a_d`` is ``prod_d (1 + lambda a_d)`` (its restriction to each
-    axis is a Poisson process of rate ``lambda``); solved for ``lambda`` by Brent's
+    box with sides ``a_d`` is ``prod_d (1 + lambda a_d)`` (see
+    :func:`~mondrian_core.process.expected_cells`); solved for ``lambda`` by Brent's
     method. A sensible default terminal lifetime for the sweep.
 
     Parameters

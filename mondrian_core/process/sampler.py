@@ -39,9 +39,8 @@ MAX_CELLS = 200_000
 def expected_cells(lower, upper, lifetime) -> float:
     """Return the expected number of cells of a Mondrian with ``lifetime`` on a box.
 
-    ``prod_d (1 + lifetime * a_d)`` for sides ``a_d``: each dimension's cuts form a
-    Poisson process of rate ``lifetime`` on the side (projectivity), so the expected
-    number of pieces of side ``d`` is ``1 + lifetime * a_d``.
+    ``prod_d (1 + lifetime * a_d)`` for sides ``a_d`` (for the unit cube
+    ``(1 + lifetime)^D``, Mourtada, Gaiffas and Scornet 2020).
 
     Parameters
     ----------
@@ -62,8 +61,8 @@ def expected_cells(lower, upper, lifetime) -> float:
 
     References
     ----------
-    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
-    sec. 3.
+    Mourtada, Gaiffas and Scornet (2020), "Minimax optimal rates for Mondrian trees and
+    forests", Annals of Statistics. Roy and Teh (2009), "The Mondrian Process".
     """
     lo, hi = as_box(lower, upper)
     return cell_count(lo, hi, as_lifetime(lifetime))
