@@ -11,7 +11,8 @@ Each docstring goes through :func:`numpydoc.validate.validate`; every error code
 :data:`IGNORED` fails the test, so a new public function without a ``Parameters`` section
 (PR01) or a ``Returns`` section (RT01) is caught. Every scikit-learn estimator among the
 public names is also fitted on small data, and each learned attribute it sets must be
-in its docstring's ``Attributes`` section.
+in its docstring's ``Attributes`` section; a public function whose own code raises
+``InputError`` must say so under ``Raises``.
 """
 from __future__ import annotations
 
@@ -193,3 +194,25 @@ def test_estimator_attributes_are_documented(cls):
     assert learned, "fit set no learned attribute"
     missing = learned - _documented_attributes(cls)
     assert not missing, f"{cls.__name__}: document {sorted(missing)} under Attributes"
+
+
+# ------------------------------------------------------------------ Raises
+
+def _raises_input_error(name: str) -> bool:
+    """Whether the code of ``name`` itself raises InputError (not through a helper)."""
+    from numpydoc.validate import Validator
+
+    obj = Validator._load_obj(name)
+    code = obj.fget if isinstance(obj, property) else obj
+    if inspect.isclass(code):
+        return False  # estimators store parameters in __init__ and check them in fit
+    return "raise InputError" in inspect.getsource(code)
+
+
+@pytest.mark.parametrize("name", [n for n in PUBLIC_NAMES if _raises_input_error(n)])
+def test_input_errors_are_documented(name):
+    # a user who can cause an InputError reads when in the docstring's Raises section
+    from numpydoc.validate import Validator, get_doc_object
+
+    raises = get_doc_object(Validator._load_obj(name))["Raises"]
+    assert any("InputError" in entry.type for entry in raises), name
