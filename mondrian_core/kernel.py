@@ -166,16 +166,21 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     -----
     Columns. At lifetime ``t`` the first ``n_cells(t)`` columns are the
     non-empty cells of the fitted points, ordered by tree (the same for every
-    call). A point not seen in ``fit`` is placed in each tree by the
-    conditional Mondrian extension (Roy and Teh 2009): it may branch off above
-    a node into a new cell of its own; such a cell gets a new column appended
-    after the fitted ones (one per branch-off, in row-major order), never a
-    fitted cell. Hence ``transform(X_train) @ transform(X_new)[:, :C].T``
-    (``C = n_cells(t)``) is the kernel between fitted and new points, and one
-    ``transform`` of a stacked array gives a consistent kernel matrix. Each
-    new point is extended independently of the other new points, which is
-    exact for every (fitted, new) pair; two new points that both branch off
-    in a tree are in different cells of that tree.
+    call). The rows of one ``transform`` call that were not seen in ``fit`` are
+    placed by one conditional Mondrian draw for all of them
+    (:meth:`MondrianTrees.extend_jointly <mondrian_core.trees.MondrianTrees.extend_jointly>`):
+    a row may land in a fitted cell or in a new cell holding only new rows; each
+    new cell gets one column appended after the fitted ones (numbered by first
+    appearance, row by row), never a fitted column. So the kernel between any two
+    rows of one call, new or fitted, is right in distribution, and
+    ``transform(X_train) @ transform(X_new)[:, :C].T`` (``C = n_cells(t)``) is
+    the kernel between fitted and new points.
+
+    Across separate calls. Each call is its own draw, seeded by
+    ``extension_seed_`` (the same array gives the same matrix), so the kernel
+    between a new row of one call and a new row of another call is not that of
+    one Mondrian: to compare new points with each other, transform them
+    together (as :meth:`kernel` does with ``X`` and ``Y`` stacked).
 
     See also
     --------
@@ -241,7 +246,9 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     def cells(self, X, lifetime=None) -> tuple[np.ndarray, np.ndarray]:
         """Column of each point's cell in each tree, shape (N, n_trees).
 
-        Returns ``(columns, branched)``; see ``transform`` for the numbering.
+        Returns ``(columns, branched)``: ``branched`` marks the rows and trees whose
+        cell is a new one (holding no fitted point); see ``transform`` for the
+        numbering and for how new rows are placed jointly.
         """
         check_is_fitted(self)
         X = _check_X(X, self)
@@ -250,12 +257,11 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         trees = self.trees_
         if X.shape == self.X_fit_.shape and np.array_equal(X, self.X_fit_):
             nodes = trees.nodes_at(t)
-            branched = np.zeros(nodes.shape, dtype=bool)
+            new_cell = np.full(nodes.shape, -1)
         else:
-            nodes, branched = trees.apply(X, time=t, random_state=self.extension_seed_)
-        cols = col[nodes].T.copy()  # (N, M)
-        b = branched.T
-        cols[b] = n_cells + np.arange(int(b.sum()))
+            nodes, new_cell = trees.extend_jointly(X, time=t, random_state=self.extension_seed_)
+        b = new_cell.T >= 0
+        cols = np.where(b, n_cells + new_cell.T, col[nodes.T])  # (N, M)
         return cols, b
 
     def transform(self, X, lifetime=None):
@@ -272,7 +278,7 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
             Exactly one non-zero ``1/sqrt(n_trees)`` per tree per row.
         """
         cols, branched = self.cells(X, lifetime)
-        n_cols = self.n_cells(lifetime) + int(branched.sum())
+        n_cols = int(cols.max()) + 1 if branched.any() else self.n_cells(lifetime)
         return _one_hot_csr(cols, n_cols, 1.0 / np.sqrt(self.trees_.n_trees))
 
     def kernel(self, X, Y=None, lifetime=None) -> np.ndarray:

@@ -84,11 +84,6 @@ def partition_features(labels: np.ndarray, n_labels: np.ndarray) -> sp.csr_matri
 class _PartitionsMixin:
     """Kernel and feature map shared by all partition samplers (needs ``labels``)."""
 
-    def _labels_after(self, X, n_before: int) -> np.ndarray:
-        """Labels of X when ``n_before`` other new points were labelled before in the
-        same comparison (only samplers with cells of their own need the offset)."""
-        return self.labels(X)
-
     def features(self, X) -> sp.csr_matrix:
         """Cluster indicators / sqrt(m): ``features(X) @ features(X).T`` is the kernel."""
         return partition_features(self.labels(X), self.n_labels_)
@@ -111,9 +106,14 @@ class _PartitionsMixin:
             F = partition_features(LX, self.n_labels_)
             K = (F @ F.T).toarray()
         else:
-            LY = self._labels_after(Y, LX.shape[1])
-            F = partition_features(np.hstack([LX, LY]), self.n_labels_)
-            n = LX.shape[1]
+            # one call for both, so that new points of X and Y are placed together
+            # (Mondrian partitions extend new points jointly; the others label pointwise)
+            X, Y = check_partition_points(X), check_partition_points(Y)
+            if X.shape[1] != Y.shape[1]:
+                raise InputError(f"X and Y need the same number of features; got "
+                                 f"{X.shape[1]} and {Y.shape[1]}.")
+            n = X.shape[0]
+            F = partition_features(self.labels(np.vstack([X, Y])), self.n_labels_)
             K = (F[:n] @ F[n:].T).toarray()
         # entries are counts / m up to rounding of (1/sqrt(m))^2: snap them to k / m
         m = LX.shape[0]
@@ -382,12 +382,16 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
         return self
 
     def labels(self, X) -> np.ndarray:
-        """Node alive at the lifetime holding each point, per tree: (m, N)."""
-        return self._labels_after(X, 0)
+        """Node alive at the lifetime holding each point, per tree: (m, N).
 
-    def _labels_after(self, X, n_before: int) -> np.ndarray:
+        Points not seen in ``fit`` are placed by one joint conditional Mondrian draw
+        (:meth:`~mondrian_core.trees.MondrianTrees.extend_jointly`); a point in a new
+        cell (holding no fitted point) gets the label ``n_nodes + k`` for new cell ``k``.
+        """
         check_is_fitted(self, "trees_")
         X = check_partition_points(X)
-        nodes, branched = self.trees_.apply(X, random_state=self._apply_seed)
-        own = self.trees_.n_nodes + n_before + np.arange(X.shape[0])
-        return np.where(branched, own[None, :], nodes).astype(np.intp)
+        # one joint conditional Mondrian draw for all rows: new rows that share a new
+        # cell share a label, so the kernel between new rows is right too
+        nodes, new_cell = self.trees_.extend_jointly(X, random_state=self._apply_seed)
+        own = self.trees_.n_nodes + new_cell
+        return np.where(new_cell >= 0, own, nodes).astype(np.intp)

@@ -300,6 +300,197 @@ class MondrianTrees:
         return nodes.reshape(m, n), branched.reshape(m, n)
 
 
+    def _fitted_index(self, X_new: np.ndarray) -> np.ndarray:
+        """For each row of ``X_new``, the index of an equal fitted point, or -1."""
+        fit_hash = row_hash(self.X_fit)
+        order = np.argsort(fit_hash, kind="stable")
+        sorted_hash = fit_hash[order]
+        new_hash = row_hash(X_new)
+        pos = np.minimum(np.searchsorted(sorted_hash, new_hash), sorted_hash.size - 1)
+        cand = order[pos]
+        same = (sorted_hash[pos] == new_hash) & np.all(self.X_fit[cand] == X_new, axis=1)
+        return np.where(same, cand, -1)
+
+    def extend_jointly(self, X_new, time=None, random_state=None):
+        """Place all rows of ``X_new`` by one conditional Mondrian draw (joint extension).
+
+        The result is distributed as the restriction to ``X_new`` of a Mondrian of the
+        fitted points and ``X_new`` together, given that its restriction to the fitted
+        points is this tree: so the partition of any two rows, new or fitted, is right in
+        distribution (and the Mondrian kernel between two new points is unbiased for the
+        Laplace kernel, which :meth:`apply`'s independent extensions are not).
+
+        The rows that reach node ``j`` (fitted box ``B``, alive from ``birth``) are
+        handled together. Cuts of the enlarged box ``bbox(B + rows)`` that miss ``B``
+        happen at rate equal to the linear dimension of the gap between the two boxes
+        (Poisson thinning of the Mondrian's cut proposals); if the first comes before
+        ``min(split_time[j], time)`` it is placed in a dimension proportional to the gap's
+        side and uniformly in the gap, the rows beyond it leave as a group of their own
+        (a fresh Mondrian of those rows from that time on, which cuts its own bounding
+        box), and the rest go on at ``j`` from the cut's time (memorylessness). Otherwise
+        the rows follow ``j``'s cut to its children, or stay in ``j`` if it is not cut by
+        ``time``. This is the conditional Mondrian of Roy and Teh (2009) and the batch
+        form of the online update of Lakshminarayanan et al. (2014), run for all trees
+        and groups of rows at once, one round per level. Rows equal to fitted points
+        take those points' cells and are left out of the draw, so stacking fitted points
+        with new ones does not change where the new ones go.
+
+        Parameters
+        ----------
+        X_new : array-like of shape (N_new, D)
+            The points to place.
+        time : float in [0, lifetime], default the terminal lifetime
+            The lifetime at which to read the partition.
+        random_state : None, int, numpy.random.Generator
+            Seeds the draw; the same seed and rows give the same placement.
+
+        Returns
+        -------
+        nodes : ndarray of int, shape (n_trees, N_new)
+            The fitted node alive at ``time`` holding the row, or ``-1`` where the row is
+            in a new cell (one holding no fitted point).
+        new_cell : ndarray of int, shape (n_trees, N_new)
+            ``-1`` where the row is in a fitted cell; otherwise the new cell's number,
+            ``0 .. n_new_cells - 1`` over all trees, numbered by first appearance in
+            row-major order over (row, tree); rows sharing a number share the cell.
+
+        References
+        ----------
+        D. M. Roy and Y. W. Teh, "The Mondrian Process", NIPS 2009.
+        B. Lakshminarayanan, D. M. Roy and Y. W. Teh, "Mondrian Forests: Efficient
+        Online Random Forests", NIPS 2014 (the online update, Algorithm 3).
+        """
+        X_new = check_points(X_new, "X_new")
+        if X_new.shape[1] != self.n_features_in:
+            raise InputError(
+                f"X_new has {X_new.shape[1]} features but the trees were grown on "
+                f"{self.n_features_in}."
+            )
+        time = self._check_time(time)
+        rng = check_random_state(random_state)
+        m, n = self.n_trees, X_new.shape[0]
+        lower, upper = self.lower, self.upper
+        node_out = np.full(m * n, -1, dtype=np.int64)
+        fresh_out = np.full(m * n, -1, dtype=np.int64)  # group label of a new cell
+        # Rows equal to fitted points are already placed (they lie in every box on their
+        # path and never open a gap); leaving them out of the draw also makes the other
+        # rows' placement the same whether or not fitted points are stacked with them.
+        fitted_row = self._fitted_index(X_new)
+        is_fit = fitted_row >= 0
+        if is_fit.any():
+            node_out.reshape(m, n)[:, is_fit] = self.nodes_at(time)[:, fitted_row[is_fit]]
+        # entries: one per (tree, new row); groups: rows reaching one node together
+        ent = np.flatnonzero(np.tile(~is_fit, m))
+        ent_group = ent // n
+        g_node = self.roots.astype(np.int64).copy()
+        g_birth = np.zeros(m)
+        while ent.size:
+            order = np.argsort(ent_group, kind="stable")
+            ent, ent_group = ent[order], ent_group[order]
+            x = X_new[ent % n]
+            starts = np.flatnonzero(np.r_[True, ent_group[1:] != ent_group[:-1]])
+            gid = ent_group[starts]  # the live groups, in order
+            node, birth = g_node[gid], g_birth[gid]
+            nlo = np.minimum.reduceat(x, starts, axis=0)
+            nhi = np.maximum.reduceat(x, starts, axis=0)
+            fitted = node >= 0
+            safe = np.where(fitted, node, 0)
+            flo = np.where(fitted[:, None], lower[safe], nlo)
+            fhi = np.where(fitted[:, None], upper[safe], nhi)
+            # fitted groups: the gap between the node's box and the enlarged box;
+            # fresh groups: their own bounding box (nothing to stay attached to)
+            # (capped at 1e300: a point ~1e308 away would make the sums overflow; such a
+            # gap is cut at once either way, and a cut inside the capped part still
+            # separates the far rows)
+            with np.errstate(over="ignore"):
+                gap_lo = np.minimum(np.where(fitted[:, None], flo - np.minimum(flo, nlo), 0.0),
+                                    1e300)
+                gap_hi = np.minimum(np.where(fitted[:, None], np.maximum(fhi, nhi) - fhi,
+                                             nhi - nlo), 1e300)
+            gap = gap_lo + gap_hi
+            rate = gap.sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                wait = np.where(rate > 0, rng.standard_exponential(gid.size) / rate, np.inf)
+            horizon = np.where(fitted, np.minimum(self.split_time[safe], time), time)
+            cut_new = birth + wait < horizon
+
+            g_of_ent = np.repeat(np.arange(gid.size), np.diff(np.r_[starts, ent.size]))
+            # 1. a new cut: dimension proportional to the gap's side, uniform in the gap
+            k = np.flatnonzero(cut_new)
+            side = np.zeros(ent.size, dtype=np.int8)  # 0 stays, 1 leaves as a fresh group
+            if k.size:
+                cs = np.cumsum(gap[k], axis=1)
+                u = rng.random(k.size) * cs[:, -1]
+                d = np.minimum((cs <= u[:, None]).sum(axis=1), gap.shape[1] - 1)
+                u = u - np.where(d > 0, cs[np.arange(k.size), d - 1], 0.0)
+                glo = gap_lo[k, d]
+                fit_k = fitted[k]
+                # fitted: lower gap [nlo, flo) if u < glo, else upper gap (fhi, nhi];
+                # fresh: anywhere in the box [nlo, nhi]
+                below = fit_k & (u < glo)
+                loc = np.where(fit_k, np.where(below, flo[k, d] - glo + u, fhi[k, d] + u - glo),
+                               nlo[k, d] + u)
+                kk = np.full(gid.size, -1)
+                kk[k] = np.arange(k.size)
+                sel = cut_new[g_of_ent]
+                j = kk[g_of_ent[sel]]
+                xd = x[sel, d[j]]
+                leave = np.where(fitted[k][j], np.where(below[j], xd <= loc[j], xd > loc[j]),
+                                 xd > loc[j])
+                side[np.flatnonzero(sel)[leave]] = 1
+                g_birth[gid[k]] = birth[k] + wait[k]
+            # 2. no new cut, node cut by `time`: follow its cut to the children
+            follow = ~cut_new & fitted & (self.split_time[safe] <= time)
+            # 3. no new cut, otherwise: the rows' cell at `time` is final
+            final = ~cut_new & ~follow
+            ge = g_of_ent
+            done = final[ge]
+            fin_f = done & fitted[ge]
+            node_out[ent[fin_f]] = node[ge[fin_f]]
+            fin_n = done & ~fitted[ge]
+            fresh_out[ent[fin_n]] = gid[ge[fin_n]]
+            # new groups: rows that left (one fresh group per cut group), children
+            new_ids = []
+            leave_e = side == 1
+            if leave_e.any():
+                parents = np.unique(ge[leave_e])
+                ids = np.arange(g_node.size, g_node.size + parents.size)
+                pos = np.full(gid.size, -1)
+                pos[parents] = ids
+                ent_group[leave_e] = pos[ge[leave_e]]
+                new_ids.append((ids, np.full(parents.size, -1), g_birth[gid[parents]]))
+            fol_e = follow[ge]
+            if fol_e.any():
+                j = node[ge[fol_e]]
+                xd = x[fol_e, self.split_dim[j]]
+                child = np.where(xd <= self.split_loc[j], self.left[j], self.right[j])
+                base = g_node.size + sum(a[0].size for a in new_ids)
+                keys, inv = np.unique(ge[fol_e] * 2 + (xd > self.split_loc[j]),
+                                      return_inverse=True)
+                ent_group[fol_e] = base + inv
+                first = np.zeros(keys.size, dtype=np.int64)
+                first[inv] = child
+                new_ids.append((base + np.arange(keys.size), first,
+                                self.birth_time[first]))
+            for ids, nd, br in new_ids:
+                g_node = np.concatenate([g_node, nd])
+                g_birth = np.concatenate([g_birth, br])
+            keep = ~done
+            ent, ent_group = ent[keep], ent_group[keep]
+        # number the new cells by first appearance in row-major (row, tree) order
+        new_cell = np.full(m * n, -1, dtype=np.int64)
+        is_new = fresh_out >= 0
+        if is_new.any():
+            flat_rm = np.flatnonzero(is_new.reshape(m, n).T.reshape(-1))  # (row, tree) order
+            tree_of, row_of = flat_rm % m, flat_rm // m
+            labels = fresh_out[tree_of * n + row_of]
+            _, first, inv = np.unique(labels, return_index=True, return_inverse=True)
+            rank = np.empty(first.size, dtype=np.int64)
+            rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+            new_cell[tree_of * n + row_of] = rank[inv]
+        return node_out.reshape(m, n), new_cell.reshape(m, n)
+
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 

@@ -220,3 +220,57 @@ def test_every_cut_dimension_and_location_follow_the_box():
     # children and deeper nodes born early enough that truncation is negligible
     early = T.birth_time[cut] + 10 / side.sum(1) < T.lifetime
     assert stats.kstest(wait[early], "expon").pvalue > 1e-3
+
+
+def test_joint_extension_kernel_is_laplace_for_every_kind_of_pair():
+    """One joint conditional draw for all new rows: over many trees the fraction of trees
+    that put two points together is exp(-lifetime ||x - x'||_1) for new-new pairs (close
+    together beyond the data's box, where independent extensions give 0), new-fitted
+    pairs and pairs inside the box, at the terminal lifetime and an earlier one.
+    Tolerance: 4.5 binomial standard errors per pair (about 1e-5 two-sided each)."""
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 2))
+    Xn = np.array([[1.5, 1.5], [1.7, 1.7],      # new-new, beyond the box (L1 = 0.4)
+                   [0.3, 0.4], [0.45, 0.5],     # new-new, inside the box
+                   [-0.4, 0.2], [1.2, -0.1]])   # far on two sides
+    lam, M = 2.0, 6000
+    trees = sample_mondrian_trees(X, M, lam, random_state=3)
+    for t in (lam, 0.8):
+        nodes, new = trees.extend_jointly(Xn, time=t, random_state=4)
+        cell = np.where(new >= 0, -1 - new, nodes)
+        fitted = trees.nodes_at(t)
+        pairs = [(cell[:, 0], cell[:, 1], Xn[0], Xn[1]), (cell[:, 2], cell[:, 3], Xn[2], Xn[3]),
+                 (cell[:, 4], cell[:, 0], Xn[4], Xn[0]), (cell[:, 2], cell[:, 5], Xn[2], Xn[5])]
+        pairs += [(cell[:, i], fitted[:, j], Xn[i], X[j]) for i in range(6) for j in (0, 7)]
+        for a, b, x, z in pairs:
+            k = np.exp(-t * np.abs(x - z).sum())
+            se = np.sqrt(k * (1 - k) / M)
+            assert abs(np.mean(a == b) - k) <= 4.5 * se + 1e-12, (x, z, t, np.mean(a == b), k)
+
+
+def test_joint_extension_new_cells_hold_only_new_rows_and_fitted_rows_stay():
+    rng = np.random.default_rng(1)
+    X = rng.random((25, 3))
+    trees = sample_mondrian_trees(X, 40, 4.0, random_state=2)
+    Xn = np.vstack([X[:5], rng.random((20, 3)) * 2 - 0.5])
+    nodes, new = trees.extend_jointly(Xn, random_state=5)
+    # fitted rows reach the node that holds them, never a new cell
+    np.testing.assert_array_equal(nodes[:, :5], trees.nodes_at()[:, :5])
+    assert (new[:, :5] == -1).all()
+    # each row is in exactly one of: a fitted cell alive at the lifetime, a new cell
+    assert ((nodes >= 0) != (new >= 0)).all()
+    assert trees.alive_at()[nodes[nodes >= 0]].all()
+    # new cells are numbered 0..K-1 by first appearance row by row, and never shared
+    # across trees
+    seen = new.T[new.T >= 0]
+    _, first = np.unique(seen, return_index=True)
+    np.testing.assert_array_equal(seen[np.sort(first)], np.arange(new.max() + 1))
+    tree_of_cell = {c: m for m in range(40) for c in np.unique(new[m][new[m] >= 0])}
+    assert len(tree_of_cell) == new.max() + 1
+    # the same seed gives the same placement, with or without the fitted rows stacked in
+    again = trees.extend_jointly(Xn, random_state=5)
+    np.testing.assert_array_equal(again[0], nodes)
+    np.testing.assert_array_equal(again[1], new)
+    alone = trees.extend_jointly(Xn[5:], random_state=5)
+    np.testing.assert_array_equal(alone[0], nodes[:, 5:])
+    np.testing.assert_array_equal(alone[1], new[:, 5:])
