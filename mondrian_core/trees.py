@@ -472,7 +472,7 @@ class MondrianTrees:
                 first[inv] = child
                 new_ids.append((base + np.arange(keys.size), first,
                                 self.birth_time[first]))
-            for ids, nd, br in new_ids:
+            for _, nd, br in new_ids:
                 g_node = np.concatenate([g_node, nd])
                 g_birth = np.concatenate([g_birth, br])
             keep = ~done
