@@ -212,6 +212,44 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         self.X_fit_ = X
         self.cut_times_ = np.sort(self.trees_.split_time[self.trees_.left >= 0])
         self._columns = {}
+        self._online_rng = rng
+        return self
+
+    def partial_fit(self, X, y=None):
+        """Extend the same trees to the points ``X`` (online learning, Supplement C).
+
+        The first call fits. Later calls grow the fitted Mondrians to hold ``X`` by one
+        joint conditional Mondrian draw (:meth:`MondrianTrees.extended
+        <mondrian_core.trees.MondrianTrees.extended>`): the trees are then distributed as
+        a fit on every point seen so far. Columns keep their meaning: a column stands for
+        the cell holding the same earlier points (possibly grown to hold new ones), and
+        cells holding only new points get columns appended after the earlier ones, at
+        every lifetime.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The new points.
+        y : ignored
+            Accepted for API consistency.
+
+        Returns
+        -------
+        self : MondrianFeatures
+            The estimator, with ``trees_``, ``X_fit_`` and ``cut_times_`` updated.
+
+        References
+        ----------
+        M. Balog, B. Lakshminarayanan, Z. Ghahramani, D. M. Roy and Y. W. Teh,
+        "The Mondrian Kernel", UAI 2016, Supplement C.
+        """
+        if not hasattr(self, "trees_"):
+            return self.fit(X)
+        X = _check_X(X, self)
+        self.trees_ = self.trees_.extended(X, random_state=self._online_rng)
+        self.X_fit_ = self.trees_.X_fit
+        self.cut_times_ = np.sort(self.trees_.split_time[self.trees_.left >= 0])
+        self._columns = {}
         return self
 
     def _time(self, lifetime) -> float:
@@ -229,7 +267,11 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         if columns is None:
             trees = self.trees_
             alive = np.flatnonzero(trees.alive_at(t))
-            alive = alive[np.argsort(trees.tree[alive], kind="stable")]
+            # a cell's column follows the earlier points it holds (its origin): cells of
+            # the first fit by tree, then cells added online in the order they appeared
+            origin = trees.origin[alive]
+            base = origin < trees.n_base_nodes
+            alive = alive[np.lexsort((origin, np.where(base, trees.tree[alive], 0), ~base))]
             col = np.full(trees.n_nodes, -1, dtype=np.int64)
             col[alive] = np.arange(alive.size)
             columns = (col, int(alive.size))

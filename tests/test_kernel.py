@@ -292,3 +292,26 @@ def test_nested_features_and_primal_equals_dual():
     leaf = f.trees_.leaf_of_point
     for m, (Z, _) in zip(counts, gen):
         np.testing.assert_allclose(_gram(Z), (leaf[:m, :, None] == leaf[:m, None, :]).mean(0))
+
+
+def test_partial_fit_keeps_old_columns_and_appends_new_cells():
+    rng = np.random.default_rng(2)
+    X1, X2 = rng.random((40, 2)), rng.random((15, 2)) * 2 - 0.5
+    f = MondrianFeatures(3.0, 20, random_state=0).fit(X1)
+    before = {t: f.transform(X1, lifetime=t) for t in (0.5, 1.7, 3.0)}
+    cells = {t: f.n_cells(t) for t in before}
+    f.partial_fit(X2)
+    assert f.X_fit_.shape == (55, 2)
+    for t, Z in before.items():
+        after = f.transform(X1, lifetime=t)
+        assert f.n_cells(t) >= cells[t]
+        # the old points keep their columns; their columns hold only the same cells
+        assert (after[:, :cells[t]] != Z).nnz == 0 and after[:, cells[t]:].nnz == 0
+    # the kernel on all points is that of the extended trees
+    K = f.kernel(f.X_fit_)
+    leaf = f.trees_.nodes_at()
+    np.testing.assert_allclose(K, (leaf[:, :, None] == leaf[:, None, :]).mean(0))
+    # the first partial_fit fits
+    g = MondrianFeatures(3.0, 20, random_state=0).partial_fit(X1)
+    assert (g.transform(X1) != MondrianFeatures(3.0, 20, random_state=0).fit(X1)
+            .transform(X1)).nnz == 0

@@ -274,3 +274,65 @@ def test_joint_extension_new_cells_hold_only_new_rows_and_fitted_rows_stay():
     alone = trees.extend_jointly(Xn[5:], random_state=5)
     np.testing.assert_array_equal(alone[0], nodes[:, 5:])
     np.testing.assert_array_equal(alone[1], new[:, 5:])
+
+
+def _check_structure(t):
+    """Every node's points lie on the right sides of its ancestors' cuts; times increase."""
+    X = t.X_fit
+    inner = np.flatnonzero(t.left >= 0)
+    for j in inner:
+        left, r = t.left[j], t.right[j]
+        d, loc = t.split_dim[j], t.split_loc[j]
+        assert t.parent[left] == j and t.parent[r] == j
+        assert np.all(X[t.order[t.tree[left], t.start[left]:t.stop[left]], d] <= loc)
+        assert np.all(X[t.order[t.tree[r], t.start[r]:t.stop[r]], d] > loc)
+        assert t.birth_time[j] < t.split_time[j] == t.birth_time[left] == t.birth_time[r]
+        assert t.split_time[j] < t.lifetime
+        assert t.stop[left] == t.start[r] and t.start[j] == t.start[left]
+    leaves = np.flatnonzero(t.left < 0)
+    rows = t.tree[leaves] * t.n_samples + t.start[leaves]
+    assert np.all(t.stop[leaves] > t.start[leaves])
+    np.testing.assert_array_equal(t.leaf_of_point[t.tree[leaves], t.order[t.tree[leaves],
+                                  t.start[leaves]]], leaves)
+    assert np.unique(rows).size == leaves.size
+
+
+def test_extended_trees_are_valid_and_restrict_to_the_old_ones():
+    rng = np.random.default_rng(3)
+    X1, X2 = rng.random((30, 2)), rng.random((25, 2)) * 1.8 - 0.4
+    t1 = sample_mondrian_trees(X1, 6, 3.0, random_state=1)
+    t2 = t1.extended(X2, random_state=2)
+    t3 = t2.extended(rng.random((10, 2)) * 3 - 1, random_state=3)
+    for t in (t2, t3):
+        _check_structure(t)
+    for time in (0.4, 1.5, 3.0):  # the new trees seen on the old points are the old trees
+        a, b = t1.nodes_at(time), t3.nodes_at(time)[:, :30]
+        np.testing.assert_array_equal(t3.origin[b], a)
+        b2 = t3.nodes_at(time)[:, 30:55]
+        np.testing.assert_array_equal(t3.origin[b2], t2.origin[t2.nodes_at(time)[:, 30:]])
+
+
+def test_extended_is_distributed_as_a_batch_fit_on_all_points():
+    """fit(X1) then extended(X2) against fit(X1 + X2), over many trees: the number of
+    cells per tree has the same mean (4.5 standard errors of the difference) and the
+    kernel of old-old, old-new and new-new pairs is the Laplace kernel (4.5 binomial
+    standard errors)."""
+    rng = np.random.default_rng(8)
+    X1 = rng.random((15, 2))
+    X2 = np.vstack([rng.random((5, 2)), [[1.4, 1.3], [1.6, 1.5], [-0.5, 0.4]]])
+    X = np.vstack([X1, X2])
+    lam, M = 2.5, 6000
+    online = sample_mondrian_trees(X1, M, lam, random_state=1).extended(X2, random_state=2)
+    batch = sample_mondrian_trees(X, M, lam, random_state=3)
+    c_on, c_b = online.n_cells(), batch.n_cells()
+    se = np.sqrt(c_on.var() / M + c_b.var() / M)
+    assert abs(c_on.mean() - c_b.mean()) <= 4.5 * se, (c_on.mean(), c_b.mean(), se)
+    # the deepest cut of each tree's root: same first-cut time law
+    first_on = online.split_time[online.roots]
+    first_b = batch.split_time[batch.roots]
+    assert stats.ks_2samp(np.minimum(first_on, lam), np.minimum(first_b, lam)).pvalue > 1e-4
+    cells = online.nodes_at()
+    for i, j in [(0, 1), (2, 16), (15, 18), (18, 19), (19, 20), (3, 20)]:
+        k = np.exp(-lam * np.abs(X[i] - X[j]).sum())
+        se = np.sqrt(k * (1 - k) / M)
+        assert abs(np.mean(cells[:, i] == cells[:, j]) - k) <= 4.5 * se + 1e-12, (i, j)
