@@ -37,6 +37,7 @@ from mondrian_core.kernel import (
                                     RandomFourierFeatures,
                                     laplace_kernel,
 )
+from mondrian_core.laplace_posterior import LaplaceLifetimePosterior, laplace_lifetime_posterior
 from mondrian_core.partition_algebra import PartitionAlgebra
 from mondrian_core.partitions import (
                                     FastClusterPartitions,
@@ -75,6 +76,7 @@ __all__ = [
     "RandomFourierFeatures", "laplace_kernel",
     # the lifetime sweep and posterior
     "LifetimePath", "lifetime_path", "LifetimePosterior", "lifetime_posterior",
+    "LaplaceLifetimePosterior", "laplace_lifetime_posterior",
     # forests
     "MondrianForestRegressor", "MondrianForestClassifier",
     # random partition kernels and GPs

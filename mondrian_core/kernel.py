@@ -205,16 +205,21 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     -----
     Columns. At lifetime ``t`` the first ``n_cells(t)`` columns are the
     non-empty cells of the fitted points, ordered by tree (the same for every
-    call). A point not seen in ``fit`` is placed in each tree by the
-    conditional Mondrian extension (Roy and Teh 2009): it may branch off above
-    a node into a new cell of its own; such a cell gets a new column appended
-    after the fitted ones (one per branch-off, in row-major order), never a
-    fitted cell. Hence ``transform(X_train) @ transform(X_new)[:, :C].T``
-    (``C = n_cells(t)``) is the kernel between fitted and new points, and one
-    ``transform`` of a stacked array gives a consistent kernel matrix. Each
-    new point is extended independently of the other new points, which is
-    exact for every (fitted, new) pair; two new points that both branch off
-    in a tree are in different cells of that tree.
+    call). The rows of one ``transform`` call that were not seen in ``fit`` are
+    placed by one conditional Mondrian draw for all of them
+    (:meth:`MondrianTrees.extend_jointly <mondrian_core.trees.MondrianTrees.extend_jointly>`):
+    a row may land in a fitted cell or in a new cell holding only new rows; each
+    new cell gets one column appended after the fitted ones (numbered by first
+    appearance, row by row), never a fitted column. So the kernel between any two
+    rows of one call, new or fitted, is right in distribution, and
+    ``transform(X_train) @ transform(X_new)[:, :C].T`` (``C = n_cells(t)``) is
+    the kernel between fitted and new points.
+
+    Across separate calls. Each call is its own draw, seeded by
+    ``extension_seed_`` (the same array gives the same matrix), so the kernel
+    between a new row of one call and a new row of another call is not that of
+    one Mondrian: to compare new points with each other, transform them
+    together (as :meth:`kernel` does with ``X`` and ``Y`` stacked).
 
     References
     ----------
@@ -259,6 +264,44 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         self.X_fit_ = X
         self.cut_times_ = np.sort(self.trees_.split_time[self.trees_.left >= 0])
         self._columns = {}
+        self._online_rng = rng
+        return self
+
+    def partial_fit(self, X, y=None):
+        """Extend the same trees to the points ``X`` (online learning, Supplement C).
+
+        The first call fits. Later calls grow the fitted Mondrians to hold ``X`` by one
+        joint conditional Mondrian draw (:meth:`MondrianTrees.extended
+        <mondrian_core.trees.MondrianTrees.extended>`): the trees are then distributed as
+        a fit on every point seen so far. Columns keep their meaning: a column stands for
+        the cell holding the same earlier points (possibly grown to hold new ones), and
+        cells holding only new points get columns appended after the earlier ones, at
+        every lifetime.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The new points.
+        y : ignored
+            Accepted for API consistency.
+
+        Returns
+        -------
+        MondrianFeatures
+            The estimator, with ``trees_``, ``X_fit_`` and ``cut_times_`` updated.
+
+        References
+        ----------
+        M. Balog, B. Lakshminarayanan, Z. Ghahramani, D. M. Roy and Y. W. Teh,
+        "The Mondrian Kernel", UAI 2016, Supplement C.
+        """
+        if not hasattr(self, "trees_"):
+            return self.fit(X)
+        X = _check_X(X, self)
+        self.trees_ = self.trees_.extended(X, random_state=self._online_rng)
+        self.X_fit_ = self.trees_.X_fit
+        self.cut_times_ = np.sort(self.trees_.split_time[self.trees_.left >= 0])
+        self._columns = {}
         return self
 
     def _time(self, lifetime) -> float:
@@ -276,7 +319,11 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         if columns is None:
             trees = self.trees_
             alive = np.flatnonzero(trees.alive_at(t))
-            alive = alive[np.argsort(trees.tree[alive], kind="stable")]
+            # a cell's column follows the earlier points it holds (its origin): cells of
+            # the first fit by tree, then cells added online in the order they appeared
+            origin = trees.origin[alive]
+            base = origin < trees.n_base_nodes
+            alive = alive[np.lexsort((origin, np.where(base, trees.tree[alive], 0), ~base))]
             col = np.full(trees.n_nodes, -1, dtype=np.int64)
             col[alive] = np.arange(alive.size)
             columns = (col, int(alive.size))
@@ -316,7 +363,8 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         columns : ndarray of int64, shape (N, n_trees)
             The column of each point's cell (numbered as in :meth:`transform`).
         branched : ndarray of bool, shape (N, n_trees)
-            True where the point branched off into a new cell of its own.
+            True where the point's cell in that tree is a new one (holding no fitted
+            point); how new rows are placed jointly is said in the class docstring.
         """
         check_is_fitted(self)
         X = _check_X(X, self)
@@ -325,12 +373,11 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         trees = self.trees_
         if X.shape == self.X_fit_.shape and np.array_equal(X, self.X_fit_):
             nodes = trees.nodes_at(t)
-            branched = np.zeros(nodes.shape, dtype=bool)
+            new_cell = np.full(nodes.shape, -1)
         else:
-            nodes, branched = trees.apply(X, time=t, random_state=self.extension_seed_)
-        cols = col[nodes].T.copy()  # (N, M)
-        b = branched.T
-        cols[b] = n_cells + np.arange(int(b.sum()))
+            nodes, new_cell = trees.extend_jointly(X, time=t, random_state=self.extension_seed_)
+        b = new_cell.T >= 0
+        cols = np.where(b, n_cells + new_cell.T, col[nodes.T])  # (N, M)
         return cols, b
 
     def transform(self, X, lifetime=None):
@@ -355,7 +402,7 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
             If ``X`` has the wrong number of features or ``lifetime`` is out of range.
         """
         cols, branched = self.cells(X, lifetime)
-        n_cols = self.n_cells(lifetime) + int(branched.sum())
+        n_cols = int(cols.max()) + 1 if branched.any() else self.n_cells(lifetime)
         return _one_hot_csr(cols, n_cols, 1.0 / np.sqrt(self.trees_.n_trees))
 
     def kernel(self, X, Y=None, lifetime=None) -> np.ndarray:

@@ -101,11 +101,6 @@ def partition_features(labels: np.ndarray, n_labels: np.ndarray) -> sp.csr_matri
 class _PartitionsMixin:
     """Kernel and feature map shared by all partition samplers (needs ``labels``)."""
 
-    def _labels_after(self, X, n_before: int) -> np.ndarray:
-        """Labels of X when ``n_before`` other new points were labelled before in the
-        same comparison (only samplers with cells of their own need the offset)."""
-        return self.labels(X)
-
     def features(self, X) -> sp.csr_matrix:
         """Return the cluster indicators scaled by ``1/sqrt(m)``.
 
@@ -151,9 +146,14 @@ class _PartitionsMixin:
             F = partition_features(LX, self.n_labels_)
             K = (F @ F.T).toarray()
         else:
-            LY = self._labels_after(Y, LX.shape[1])
-            F = partition_features(np.hstack([LX, LY]), self.n_labels_)
-            n = LX.shape[1]
+            # one call for both, so that new points of X and Y are placed together
+            # (Mondrian partitions extend new points jointly; the others label pointwise)
+            X, Y = check_partition_points(X), check_partition_points(Y)
+            if X.shape[1] != Y.shape[1]:
+                raise InputError(f"X and Y need the same number of features; got "
+                                 f"{X.shape[1]} and {Y.shape[1]}.")
+            n = X.shape[0]
+            F = partition_features(self.labels(np.vstack([X, Y])), self.n_labels_)
             K = (F[:n] @ F[n:].T).toarray()
         # entries are counts / m up to rounding of (1/sqrt(m))^2: snap them to k / m
         m = LX.shape[0]
@@ -475,12 +475,12 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
     random partition kernel is then the Mondrian kernel, whose limit is the
     Laplace kernel exp(-lifetime * ||x - x'||_1) (Balog et al. 2016).
 
-    New points are placed by the conditional Mondrian extension (``apply``), with
-    draws seeded at ``fit`` so that ``labels`` of the same points agree between
-    calls. A new point that branches off sits in a cell of its own: its label is
-    ``n_nodes + i`` (i its row in the call, shifted past earlier points when two
-    sets are compared in ``kernel``), so it shares that partition's cell with no
-    other point.
+    New points are placed by one joint conditional Mondrian draw for all the rows of
+    a call (``MondrianTrees.extend_jointly``), seeded at ``fit`` so that ``labels``
+    of the same points agree between calls. New cells hold no fitted point: the
+    ``k``-th gets the label ``n_nodes + k``, shared by the new rows in it, and
+    ``kernel(X, Y)`` labels ``X`` and ``Y`` in one call so their new rows are placed
+    together.
 
     Parameters
     ----------
@@ -547,21 +547,25 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
     def labels(self, X) -> np.ndarray:
         """Return the node alive at the lifetime holding each point, per tree.
 
+        Points not seen in ``fit`` are placed by one joint conditional Mondrian draw
+        (:meth:`~mondrian_core.trees.MondrianTrees.extend_jointly`), so new rows that
+        share a new cell share a label.
+
         Parameters
         ----------
         X : array-like of shape (N, D)
-            The points; new ones are placed by the conditional Mondrian extension.
+            The points.
 
         Returns
         -------
         ndarray of int, shape (m, N)
-            Node ids; ``n_nodes + i`` for row ``i`` where it branched off.
+            Node ids; ``n_nodes + k`` for a point in new cell ``k`` (holding no fitted
+            point).
         """
-        return self._labels_after(X, 0)
-
-    def _labels_after(self, X, n_before: int) -> np.ndarray:
         check_is_fitted(self, "trees_")
         X = check_partition_points(X)
-        nodes, branched = self.trees_.apply(X, random_state=self._apply_seed)
-        own = self.trees_.n_nodes + n_before + np.arange(X.shape[0])
-        return np.where(branched, own[None, :], nodes).astype(np.intp)
+        # one joint conditional Mondrian draw for all rows: new rows that share a new
+        # cell share a label, so the kernel between new rows is right too
+        nodes, new_cell = self.trees_.extend_jointly(X, random_state=self._apply_seed)
+        own = self.trees_.n_nodes + new_cell
+        return np.where(new_cell >= 0, own, nodes).astype(np.intp)

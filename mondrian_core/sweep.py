@@ -96,9 +96,10 @@ def place_points(trees, X, random_state=None) -> Placement:
     Uses the same counter-based exponential clocks as
     :meth:`MondrianTrees.apply <mondrian_core.trees.MondrianTrees.apply>` (a hash of
     the seed, the node and the point), so ``place_points(trees, X, s).at(t)`` agrees
-    with ``trees.apply(X, time=t, random_state=s)`` at every ``t`` at once, and
-    hence with ``MondrianFeatures.transform``. Vectorised over points and trees
-    (one loop over depth).
+    with ``trees.apply(X, time=t, random_state=s)`` at every ``t`` at once. Each
+    point is placed on its own, which is exact for the kernel between it and the
+    training points, all that a ridge prediction needs. Vectorised over points and
+    trees (one loop over depth).
 
     Parameters
     ----------

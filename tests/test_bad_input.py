@@ -143,7 +143,7 @@ def table_bytes(n=15, cols=("a", "b", "y"), sep=","):
 
 GOOD = table_bytes()
 
-#: (what, bytes, words the message must contain). The table of the report.
+#: (what, bytes, words the message must contain): one row per way a CSV can be malformed.
 BAD_CSVS = [
     ("empty file", b"", "empty"),
     ("only white space", b" \n\r\n\t", "empty"),

@@ -61,3 +61,20 @@ def test_figure_has_one_line_per_kernel_in_each_panel():
     assert fig.data[1].xaxis == "x2"
     assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == [10, 100]
     assert "diabetes" in fig.layout.title.text
+
+
+def test_calibration_columns_are_what_the_gp_predicts():
+    from mondrian_core import PartitionGP
+    from mondrian_core.experiments.gp_experiments import make_partitions, select_noise_variance
+
+    d = ds.load_bundled("diabetes", standardize=True)
+    tr, te = ds.train_val_test_split(d, (0.8, 0.2), random_state=0)
+    row = compare_kernels(tr.X, tr.y, te.X, te.y, ["Fast Cluster"], n_partitions=10,
+                          random_state=0)[0]
+    P = make_partitions("Fast Cluster", 10, 8, 0).fit(tr.X, tr.y)
+    s, _, _ = select_noise_variance(P, tr.X, tr.y)
+    gp = PartitionGP(P, noise_variance=s).fit(tr.X, tr.y)
+    mean, sd = gp.predict(te.X, return_std=True)
+    assert row["noise_variance"] == pytest.approx(gp.noise_std() ** 2, rel=1e-9)
+    var = sd**2 + gp.noise_std() ** 2
+    assert row["mean_sq_z"] == pytest.approx(np.mean((te.y - mean) ** 2 / var), rel=1e-6)

@@ -143,17 +143,20 @@ def test_new_points_columns_and_determinism():
     Z1, Z2 = f.transform(Xn), f.transform(Xn)
     assert (Z1 != Z2).nnz == 0 and Z1.shape == Z2.shape
     C = f.n_cells()
-    nodes, branched = f.trees_.apply(Xn, random_state=f.extension_seed_)
+    nodes, new_cell = f.trees_.extend_jointly(Xn, random_state=f.extension_seed_)
     cols = block_one_hot_columns(Z1)
-    # branch-offs get their own new columns after the fitted cells; others a fitted cell
-    assert np.all(cols[branched.T] >= C) and np.all(cols[~branched.T] < C)
-    assert np.unique(cols[branched.T]).size == branched.sum() == Z1.shape[1] - C
-    # a stacked transform gives the same fitted/new kernel as separate transforms
-    K_sep = _gram(f.transform(X), Z1[:, :C])
+    branched = new_cell.T >= 0
+    # new cells get columns after the fitted cells, one per new cell; others a fitted cell
+    assert np.all(cols[branched] >= C) and np.all(cols[~branched] < C)
+    assert np.unique(cols[branched]).size == new_cell.max() + 1 == Z1.shape[1] - C
+    col_of_node, _ = f._column_of_node(f.trees_.lifetime)
+    np.testing.assert_array_equal(cols[~branched], col_of_node[nodes.T[~branched]])
+    # rows sharing a new cell share its column, and only they
+    np.testing.assert_array_equal(cols[branched] - C, new_cell.T[branched])
+    # fitted points given again (among new ones) land in their own fitted cells
     Zs = f.transform(np.vstack([X, Xn]))
-    np.testing.assert_allclose(_gram(Zs[:40], Zs[40:]), K_sep)
-    np.testing.assert_allclose(f.kernel(X, Xn), K_sep)
-    # fitted points given again (as a copy) land in their own cells
+    assert (Zs[:40, :C] != f.transform(X)).nnz == 0 and Zs[:40, C:].nnz == 0
+    np.testing.assert_allclose(f.kernel(X, Xn), _gram(Zs[:40], Zs[40:]))
     np.testing.assert_array_equal(f.transform(X.copy() + 0.0).toarray(), f.transform(X).toarray())
 
 
@@ -289,3 +292,26 @@ def test_nested_features_and_primal_equals_dual():
     leaf = f.trees_.leaf_of_point
     for m, (Z, _) in zip(counts, gen):
         np.testing.assert_allclose(_gram(Z), (leaf[:m, :, None] == leaf[:m, None, :]).mean(0))
+
+
+def test_partial_fit_keeps_old_columns_and_appends_new_cells():
+    rng = np.random.default_rng(2)
+    X1, X2 = rng.random((40, 2)), rng.random((15, 2)) * 2 - 0.5
+    f = MondrianFeatures(3.0, 20, random_state=0).fit(X1)
+    before = {t: f.transform(X1, lifetime=t) for t in (0.5, 1.7, 3.0)}
+    cells = {t: f.n_cells(t) for t in before}
+    f.partial_fit(X2)
+    assert f.X_fit_.shape == (55, 2)
+    for t, Z in before.items():
+        after = f.transform(X1, lifetime=t)
+        assert f.n_cells(t) >= cells[t]
+        # the old points keep their columns; their columns hold only the same cells
+        assert (after[:, :cells[t]] != Z).nnz == 0 and after[:, cells[t]:].nnz == 0
+    # the kernel on all points is that of the extended trees
+    K = f.kernel(f.X_fit_)
+    leaf = f.trees_.nodes_at()
+    np.testing.assert_allclose(K, (leaf[:, :, None] == leaf[:, None, :]).mean(0))
+    # the first partial_fit fits
+    g = MondrianFeatures(3.0, 20, random_state=0).partial_fit(X1)
+    assert (g.transform(X1) != MondrianFeatures(3.0, 20, random_state=0).fit(X1)
+            .transform(X1)).nnz == 0

@@ -67,10 +67,14 @@ def test_predict_equals_fresh_ridge_on_mondrian_features():
         # the same features in the same column order, hence the same weights
         _, coef = path.coef(t)
         np.testing.assert_allclose(coef, w, rtol=1e-8, atol=1e-8 * np.abs(w).max())
-        # new points: the same conditional-Mondrian extension as transform (cells of
-        # branched-off points hold no training point, so their weight is 0)
-        Phi_new = mf.transform(Xv, lifetime=t).toarray()[:, :Phi.shape[1]]
-        fresh_new = Phi_new @ w
+        # new points: each placed by its own conditional-Mondrian extension
+        # (MondrianTrees.apply, the same clocks; cells of branched-off points hold no
+        # training point, so their weight is 0)
+        nodes, branched = mf.trees_.apply(Xv, time=t, random_state=mf.extension_seed_)
+        col, _ = mf._column_of_node(t)
+        Phi_new = np.where(branched, 0.0, 1.0 / np.sqrt(M)).T[:, :, None] * (
+            col[nodes.T][:, :, None] == np.arange(Phi.shape[1])).astype(float)
+        fresh_new = Phi_new.sum(axis=1) @ w
         np.testing.assert_allclose(path.predict(Xv, t), fresh_new, rtol=1e-8,
                                    atol=1e-8 * np.abs(fresh).max())
 

@@ -220,3 +220,119 @@ def test_every_cut_dimension_and_location_follow_the_box():
     # children and deeper nodes born early enough that truncation is negligible
     early = T.birth_time[cut] + 10 / side.sum(1) < T.lifetime
     assert stats.kstest(wait[early], "expon").pvalue > 1e-3
+
+
+def test_joint_extension_kernel_is_laplace_for_every_kind_of_pair():
+    """One joint conditional draw for all new rows: over many trees the fraction of trees
+    that put two points together is exp(-lifetime ||x - x'||_1) for new-new pairs (close
+    together beyond the data's box, where independent extensions give 0), new-fitted
+    pairs and pairs inside the box, at the terminal lifetime and an earlier one.
+    Tolerance: 4.5 binomial standard errors per pair (about 1e-5 two-sided each)."""
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 2))
+    Xn = np.array([[1.5, 1.5], [1.7, 1.7],      # new-new, beyond the box (L1 = 0.4)
+                   [0.3, 0.4], [0.45, 0.5],     # new-new, inside the box
+                   [-0.4, 0.2], [1.2, -0.1]])   # far on two sides
+    lam, M = 2.0, 6000
+    trees = sample_mondrian_trees(X, M, lam, random_state=3)
+    for t in (lam, 0.8):
+        nodes, new = trees.extend_jointly(Xn, time=t, random_state=4)
+        cell = np.where(new >= 0, -1 - new, nodes)
+        fitted = trees.nodes_at(t)
+        pairs = [(cell[:, 0], cell[:, 1], Xn[0], Xn[1]), (cell[:, 2], cell[:, 3], Xn[2], Xn[3]),
+                 (cell[:, 4], cell[:, 0], Xn[4], Xn[0]), (cell[:, 2], cell[:, 5], Xn[2], Xn[5])]
+        pairs += [(cell[:, i], fitted[:, j], Xn[i], X[j]) for i in range(6) for j in (0, 7)]
+        for a, b, x, z in pairs:
+            k = np.exp(-t * np.abs(x - z).sum())
+            se = np.sqrt(k * (1 - k) / M)
+            assert abs(np.mean(a == b) - k) <= 4.5 * se + 1e-12, (x, z, t, np.mean(a == b), k)
+
+
+def test_joint_extension_new_cells_hold_only_new_rows_and_fitted_rows_stay():
+    rng = np.random.default_rng(1)
+    X = rng.random((25, 3))
+    trees = sample_mondrian_trees(X, 40, 4.0, random_state=2)
+    Xn = np.vstack([X[:5], rng.random((20, 3)) * 2 - 0.5])
+    nodes, new = trees.extend_jointly(Xn, random_state=5)
+    # fitted rows reach the node that holds them, never a new cell
+    np.testing.assert_array_equal(nodes[:, :5], trees.nodes_at()[:, :5])
+    assert (new[:, :5] == -1).all()
+    # each row is in exactly one of: a fitted cell alive at the lifetime, a new cell
+    assert ((nodes >= 0) != (new >= 0)).all()
+    assert trees.alive_at()[nodes[nodes >= 0]].all()
+    # new cells are numbered 0..K-1 by first appearance row by row, and never shared
+    # across trees
+    seen = new.T[new.T >= 0]
+    _, first = np.unique(seen, return_index=True)
+    np.testing.assert_array_equal(seen[np.sort(first)], np.arange(new.max() + 1))
+    tree_of_cell = {c: m for m in range(40) for c in np.unique(new[m][new[m] >= 0])}
+    assert len(tree_of_cell) == new.max() + 1
+    # the same seed gives the same placement, with or without the fitted rows stacked in
+    again = trees.extend_jointly(Xn, random_state=5)
+    np.testing.assert_array_equal(again[0], nodes)
+    np.testing.assert_array_equal(again[1], new)
+    alone = trees.extend_jointly(Xn[5:], random_state=5)
+    np.testing.assert_array_equal(alone[0], nodes[:, 5:])
+    np.testing.assert_array_equal(alone[1], new[:, 5:])
+
+
+def _check_structure(t):
+    """Every node's points lie on the right sides of its ancestors' cuts; times increase."""
+    X = t.X_fit
+    inner = np.flatnonzero(t.left >= 0)
+    for j in inner:
+        left, r = t.left[j], t.right[j]
+        d, loc = t.split_dim[j], t.split_loc[j]
+        assert t.parent[left] == j and t.parent[r] == j
+        assert np.all(X[t.order[t.tree[left], t.start[left]:t.stop[left]], d] <= loc)
+        assert np.all(X[t.order[t.tree[r], t.start[r]:t.stop[r]], d] > loc)
+        assert t.birth_time[j] < t.split_time[j] == t.birth_time[left] == t.birth_time[r]
+        assert t.split_time[j] < t.lifetime
+        assert t.stop[left] == t.start[r] and t.start[j] == t.start[left]
+    leaves = np.flatnonzero(t.left < 0)
+    rows = t.tree[leaves] * t.n_samples + t.start[leaves]
+    assert np.all(t.stop[leaves] > t.start[leaves])
+    np.testing.assert_array_equal(t.leaf_of_point[t.tree[leaves], t.order[t.tree[leaves],
+                                  t.start[leaves]]], leaves)
+    assert np.unique(rows).size == leaves.size
+
+
+def test_extended_trees_are_valid_and_restrict_to_the_old_ones():
+    rng = np.random.default_rng(3)
+    X1, X2 = rng.random((30, 2)), rng.random((25, 2)) * 1.8 - 0.4
+    t1 = sample_mondrian_trees(X1, 6, 3.0, random_state=1)
+    t2 = t1.extended(X2, random_state=2)
+    t3 = t2.extended(rng.random((10, 2)) * 3 - 1, random_state=3)
+    for t in (t2, t3):
+        _check_structure(t)
+    for time in (0.4, 1.5, 3.0):  # the new trees seen on the old points are the old trees
+        a, b = t1.nodes_at(time), t3.nodes_at(time)[:, :30]
+        np.testing.assert_array_equal(t3.origin[b], a)
+        b2 = t3.nodes_at(time)[:, 30:55]
+        np.testing.assert_array_equal(t3.origin[b2], t2.origin[t2.nodes_at(time)[:, 30:]])
+
+
+def test_extended_is_distributed_as_a_batch_fit_on_all_points():
+    """fit(X1) then extended(X2) against fit(X1 + X2), over many trees: the number of
+    cells per tree has the same mean (4.5 standard errors of the difference) and the
+    kernel of old-old, old-new and new-new pairs is the Laplace kernel (4.5 binomial
+    standard errors)."""
+    rng = np.random.default_rng(8)
+    X1 = rng.random((15, 2))
+    X2 = np.vstack([rng.random((5, 2)), [[1.4, 1.3], [1.6, 1.5], [-0.5, 0.4]]])
+    X = np.vstack([X1, X2])
+    lam, M = 2.5, 6000
+    online = sample_mondrian_trees(X1, M, lam, random_state=1).extended(X2, random_state=2)
+    batch = sample_mondrian_trees(X, M, lam, random_state=3)
+    c_on, c_b = online.n_cells(), batch.n_cells()
+    se = np.sqrt(c_on.var() / M + c_b.var() / M)
+    assert abs(c_on.mean() - c_b.mean()) <= 4.5 * se, (c_on.mean(), c_b.mean(), se)
+    # the deepest cut of each tree's root: same first-cut time law
+    first_on = online.split_time[online.roots]
+    first_b = batch.split_time[batch.roots]
+    assert stats.ks_2samp(np.minimum(first_on, lam), np.minimum(first_b, lam)).pvalue > 1e-4
+    cells = online.nodes_at()
+    for i, j in [(0, 1), (2, 16), (15, 18), (18, 19), (19, 20), (3, 20)]:
+        k = np.exp(-lam * np.abs(X[i] - X[j]).sum())
+        se = np.sqrt(k * (1 - k) / M)
+        assert abs(np.mean(cells[:, i] == cells[:, j]) - k) <= 4.5 * se + 1e-12, (i, j)
