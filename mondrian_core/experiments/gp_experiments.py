@@ -25,7 +25,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct, WhiteKernel
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._validation import check_random_state
+from mondrian_core._validation import check_counts, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.gp import PartitionGP, PartitionKernelPCA, cg_residual_history
 from mondrian_core.partition_algebra import PartitionAlgebra
@@ -290,9 +290,7 @@ def partition_count_curves(X_train, y_train, X_test, y_test, counts,
     by the evidence). Returns ``{kernel: {"m", "test_log_lik", "mse"}}`` with arrays
     aligned with ``counts``; ``progress(fraction, text)`` is called after each m.
     """
-    counts = np.asarray(counts, dtype=int)
-    if counts.ndim != 1 or counts.size == 0 or counts.min() < 1:
-        raise InputError("counts must be a non-empty list of partition numbers m >= 1.")
+    counts = check_counts(counts, "counts (partition numbers m)")
     out = {k: {"m": counts, "test_log_lik": np.empty(counts.size), "mse": np.empty(counts.size)}
            for k in kernels}
     for j, m in enumerate(counts):

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 
-from mondrian_core._validation import check_random_state
+from mondrian_core._validation import check_counts, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.kernel import (
     MondrianFeatures,
@@ -63,13 +63,6 @@ MAX_POINTS_ERROR = 1000  # N x N x count boolean arrays stay below ~50 MB per ch
 MAX_TRAIN_EXACT = 5000  # exact kernel ridge: an N x N Cholesky
 
 
-def _check_counts(counts) -> np.ndarray:
-    counts = np.unique(np.asarray(counts, dtype=np.int64).reshape(-1))
-    if counts.size == 0 or counts[0] < 1:
-        raise InputError("feature counts must be positive integers.")
-    return counts
-
-
 def _block_cumulative(cols_a, cols_b, counts):
     """Yield (m, K_m) with K_m[i, j] = fraction of the first m blocks shared."""
     n_a, n_b = cols_a.shape[0], cols_b.shape[0]
@@ -90,7 +83,7 @@ def cumulative_kernels(method, X, Y, lifetime, counts, random_state=None):
     is placed by the method's ``transform`` (conditional Mondrian extension
     for the Mondrian kernel).
     """
-    counts = _check_counts(counts)
+    counts = check_counts(counts, "feature counts")
     top = int(counts[-1])
     rng = check_random_state(random_state)
     same = Y is None
@@ -169,7 +162,7 @@ def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
     n_repeats = int(n_repeats)
     if n_repeats < 1:
         raise InputError("n_repeats must be at least 1.")
-    counts = _check_counts(counts)
+    counts = check_counts(counts, "feature counts")
     rng = check_random_state(random_state)
     K = laplace_kernel(X, lifetime=lifetime)
     iu = np.triu_indices(X.shape[0], k=1)
@@ -307,7 +300,7 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
     ridge = float(ridge)
     if not ridge > 0:
         raise InputError("The ridge penalty must be positive.")
-    counts = _check_counts(counts)
+    counts = check_counts(counts, "feature counts")
     rng = check_random_state(random_state)
     if max_train is not None and X_train.shape[0] > int(max_train):
         keep = np.sort(rng.choice(X_train.shape[0], size=int(max_train), replace=False))
