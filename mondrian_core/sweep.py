@@ -54,6 +54,7 @@ from scipy.linalg import blas, lapack
 
 from mondrian_core._validation import (
     check_count,
+    check_lifetime,
     check_points,
     check_random_state,
     check_real,
@@ -205,8 +206,8 @@ class LifetimePath:
     # ---- lookups
     def index(self, lifetime: float) -> int:
         """Index ``c`` of the interval ``[tau_c, tau_{c+1})`` holding ``lifetime``."""
-        lifetime = float(lifetime)
-        if not 0.0 <= lifetime <= self.terminal_lifetime:
+        lifetime = check_lifetime(lifetime)
+        if lifetime > self.terminal_lifetime:
             raise InputError(
                 f"lifetime must be in [0, {self.terminal_lifetime:g}] (the terminal "
                 f"lifetime of the sweep), got {lifetime:g}.")

@@ -20,7 +20,7 @@ import mondrian_core as mc
 from mondrian_core import InputError, kernel
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputTypeError
-from mondrian_core.experiments.kernel_convergence import cumulative_kernels
+from mondrian_core.experiments.kernel_convergence import cumulative_kernels, kernel_error_curves
 from tests.test_bad_input import assert_actionable
 
 RNG = np.random.default_rng(0)
@@ -68,6 +68,7 @@ COUNT_ENTRY_POINTS = {
     "uniform_box(n)": lambda c: ds.uniform_box(c),
     "laplace_gp(n)": lambda c: ds.laplace_gp(c),
     "laplace_gp_sample(n_draws)": lambda c: ds.laplace_gp_sample(X, 2.0, n_draws=c),
+    "kernel_error_curves(n_repeats)": lambda c: kernel_error_curves(X[:10], 2.0, [2], c),
 }
 
 
@@ -87,6 +88,8 @@ LIFETIMES = [(2, True, True), (2.0, True, True), (np.float64(2.0), True, True),
              ("2", False, False), (True, False, False), (None, False, False),
              (math.nan, False, False), (math.inf, False, False), (-1.0, False, False),
              (np.array(2.0), False, False)]
+
+PATH = mc.lifetime_path(X, Y, None, None, 3.0, 3, random_state=0)
 
 #: times where None means "the terminal lifetime"
 NONE_IS_DEFAULT = {"MondrianFeatures.transform", "MondrianSample.cells(time)"}
@@ -111,6 +114,7 @@ LIFETIME_ENTRY_POINTS = {  # name: (call, lifetime must be > 0)
     "laplace_kernel": (lambda v: mc.laplace_kernel(X, lifetime=v), False),
     "laplace_gp_sample": (lambda v: ds.laplace_gp_sample(X, v), False),
     "laplace_gp": (lambda v: ds.laplace_gp(20, lifetime=v), False),
+    "LifetimePath.predict": (lambda v: PATH.predict(X, v), False),
 }
 
 

@@ -235,9 +235,7 @@ def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
     """Two interleaved spirals of ``turns`` turns in [-1, 1]^2, labels 0/1."""
     n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
     noise = check_real(noise, "noise")
-    turns = float(turns)
-    if not 0 < turns <= 5:
-        raise InputError(f"turns must be in (0, 5], got {turns}.")
+    turns = check_real(turns, "turns", strict=True, maximum=5.0)
     rng = check_random_state(random_state)
     y = np.arange(n) % 2
     t = np.sqrt(rng.random(n))  # uniform along the area, radius in (0, 1]
