@@ -9,10 +9,11 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from mondrian_core._validation import (
-    check_nonnegative,
+    check_box,
+    check_count,
+    check_points,
     check_random_state,
-    check_sample_count,
-    check_strict_box,
+    check_real,
 )
 from mondrian_core.datasets.dataset import Dataset
 from mondrian_core.errors import InputError
@@ -29,8 +30,8 @@ def _uniform(rng, n, lower, upper) -> np.ndarray:
 
 def uniform_box(n, lower=(0.0, 0.0), upper=(1.0, 1.0), random_state=None) -> Dataset:
     """``n`` points uniform in the box ``[lower, upper]`` (no target)."""
-    n = check_sample_count(n)
-    lower, upper = check_strict_box(lower, upper)
+    n = check_count(n, "n", maximum=MAX_SYNTHETIC_POINTS)
+    lower, upper = check_box(lower, upper, strict=True)
     rng = check_random_state(random_state)
     X = _uniform(rng, n, lower, upper)
     return Dataset(X=X, y=None, name="uniform box", task="none",
@@ -65,13 +66,9 @@ def laplace_gp_sample(X, lifetime, n_draws=1, random_state=None, method="auto") 
     -------
     F : ndarray of shape (n_draws, N)
     """
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim == 1:
-        X = X[:, None]
-    if X.ndim != 2 or not np.all(np.isfinite(X)):
-        raise InputError("X must be a finite 2-D array of shape (N, D).")
-    lifetime = check_nonnegative(lifetime, "lifetime")
-    n_draws = check_sample_count(n_draws, "n_draws")
+    X = check_points(X)
+    lifetime = check_real(lifetime, "lifetime")
+    n_draws = check_count(n_draws, "n_draws", maximum=MAX_SYNTHETIC_POINTS)
     rng = check_random_state(random_state)
     n, d = X.shape
     if method == "auto":
@@ -158,11 +155,11 @@ def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
     The Mondrian kernel with this lifetime converges to k (Balog et al. 2016,
     section 3), so this is the set on which the lifetime can be recovered.
     """
-    n = check_sample_count(n)
-    n_dims = check_sample_count(n_dims, "n_dims")
-    lifetime = check_nonnegative(lifetime, "lifetime")
-    noise_std = check_nonnegative(noise_std, "noise_std")
-    lower, upper = check_strict_box(lower, upper, n_dims)
+    n = check_count(n, "n", maximum=MAX_SYNTHETIC_POINTS)
+    n_dims = check_count(n_dims, "n_dims", maximum=MAX_SYNTHETIC_POINTS)
+    lifetime = check_real(lifetime, "lifetime")
+    noise_std = check_real(noise_std, "noise_std")
+    lower, upper = check_box(lower, upper, strict=True, n_dims=n_dims)
     if lower.size != n_dims:
         raise InputError(f"The box has {lower.size} dimensions but n_dims = {n_dims}.")
     if n_dims > 1 and n > MAX_GP_POINTS:
@@ -201,8 +198,8 @@ def toy_jumps_1d(n=150, noise_std=0.15, random_state=None) -> Dataset:
     X uniform on [0, 1] with a gap (no points in [0.6, 0.7]) so that posterior
     uncertainty between data shows; y = :func:`toy_jumps_function` (x) + noise.
     """
-    n = check_sample_count(n, minimum=2)
-    noise_std = check_nonnegative(noise_std, "noise_std")
+    n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
+    noise_std = check_real(noise_std, "noise_std")
     rng = check_random_state(random_state)
     # uniform on [0, 0.6) U [0.7, 1] (length 0.9): shift the draws above 0.6 by 0.1
     u = 0.9 * rng.random(n)
@@ -225,8 +222,8 @@ def two_moons(n=300, noise=0.15, random_state=None) -> Dataset:
     """Two interleaved half circles (scikit-learn ``make_moons``), labels 0/1."""
     from sklearn.datasets import make_moons
 
-    n = check_sample_count(n, minimum=2)
-    noise = check_nonnegative(noise, "noise")
+    n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
+    noise = check_real(noise, "noise")
     rng = check_random_state(random_state)
     X, y = make_moons(n_samples=n, noise=noise, random_state=_sklearn_seed(rng))
     return Dataset(X=X, y=y, name="two moons", task="classification",
@@ -236,11 +233,9 @@ def two_moons(n=300, noise=0.15, random_state=None) -> Dataset:
 
 def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
     """Two interleaved spirals of ``turns`` turns in [-1, 1]^2, labels 0/1."""
-    n = check_sample_count(n, minimum=2)
-    noise = check_nonnegative(noise, "noise")
-    turns = float(turns)
-    if not 0 < turns <= 5:
-        raise InputError(f"turns must be in (0, 5], got {turns}.")
+    n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
+    noise = check_real(noise, "noise")
+    turns = check_real(turns, "turns", strict=True, maximum=5.0)
     rng = check_random_state(random_state)
     y = np.arange(n) % 2
     t = np.sqrt(rng.random(n))  # uniform along the area, radius in (0, 1]
@@ -255,8 +250,8 @@ def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
 
 def xor_blobs(n=300, noise=0.1, random_state=None) -> Dataset:
     """XOR: uniform on [-1, 1]^2, class = (x1 x2 > 0), inputs jittered by ``noise``."""
-    n = check_sample_count(n, minimum=2)
-    noise = check_nonnegative(noise, "noise")
+    n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
+    noise = check_real(noise, "noise")
     rng = check_random_state(random_state)
     Z = rng.uniform(-1.0, 1.0, size=(n, 2))
     y = (Z[:, 0] * Z[:, 1] > 0).astype(np.int64)
@@ -279,8 +274,8 @@ def regression_surface_function(X) -> np.ndarray:
 
 def regression_surface_2d(n=400, noise_std=0.1, random_state=None) -> Dataset:
     """2-D regression: X uniform on [0, 1]^2, y = :func:`regression_surface_function` + noise."""
-    n = check_sample_count(n)
-    noise_std = check_nonnegative(noise_std, "noise_std")
+    n = check_count(n, "n", maximum=MAX_SYNTHETIC_POINTS)
+    noise_std = check_real(noise_std, "noise_std")
     rng = check_random_state(random_state)
     X = rng.random((n, 2))
     f = regression_surface_function(X)

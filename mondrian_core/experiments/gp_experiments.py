@@ -25,7 +25,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct, WhiteKernel
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._validation import check_random_state
+from mondrian_core._validation import check_counts, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.gp import PartitionGP, PartitionKernelPCA, cg_residual_history
 from mondrian_core.partition_algebra import PartitionAlgebra
@@ -306,9 +306,7 @@ def partition_count_curves(X_train, y_train, X_test, y_test, counts,
     the Random Forest kernel against 614-3,374 for Fast Cluster, and a mean squared
     z-score of 1.4-1.8 (overconfident) against 0.8-1.3; with m = 100 it is 0.9-1.1.
     """
-    counts = np.asarray(counts, dtype=int)
-    if counts.ndim != 1 or counts.size == 0 or counts.min() < 1:
-        raise InputError("counts must be a non-empty list of partition numbers m >= 1.")
+    counts = check_counts(counts, "counts (partition numbers m)")
     fields = ("test_log_lik", "mse", "noise_variance", "mean_sq_z")
     out = {k: {"m": counts, **{f: np.empty(counts.size) for f in fields}} for k in kernels}
     for j, m in enumerate(counts):

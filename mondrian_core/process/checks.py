@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from mondrian_core._validation import as_box, as_count, as_lifetime, check_random_state
+from mondrian_core._validation import check_box, check_count, check_lifetime, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.process.sampler import MAX_CELLS, NodeBuilder, cell_count, grow, guard_cells
 
@@ -24,7 +24,7 @@ MAX_MONTE_CARLO_CELLS = 2_000_000
 
 
 def _check_n_samples(n_samples) -> int:
-    return as_count(n_samples, "The number of samples")
+    return check_count(n_samples, "The number of samples")
 
 
 def grow_forest(lo, hi, lifetime, n, rng, max_depth=None) -> dict:
@@ -86,8 +86,8 @@ def first_cut_check(lower, upper, lifetime, n_samples=2000, random_state=None) -
     The root of each sample is drawn by the same code as :func:`sample_mondrian_process`
     (children are not grown, as only the first cut matters).
     """
-    lo, hi = as_box(lower, upper)
-    lifetime = as_lifetime(lifetime)
+    lo, hi = check_box(lower, upper)
+    lifetime = check_lifetime(lifetime)
     n = _check_n_samples(n_samples)
     _mc_guard(lo, hi, 0.0, n)  # only the roots are grown: about one cell per sample
     rng = check_random_state(random_state)
@@ -177,13 +177,13 @@ def two_sample_count_pvalue(a, b, min_expected: float = 5.0) -> float:
 def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=500,
                        random_state=None) -> ProjectivityCheck:
     """Number of cells in a sub-box: Mondrians on the box restricted, vs on the sub-box."""
-    lo, hi = as_box(lower, upper)
-    s_lo, s_hi = as_box(sub_lower, sub_upper, "sub-box")
+    lo, hi = check_box(lower, upper)
+    s_lo, s_hi = check_box(sub_lower, sub_upper, "sub-box")
     if s_lo.size != lo.size:
         raise InputError(f"The sub-box must have {lo.size} dimensions, got {s_lo.size}.")
     if np.any(s_lo < lo) or np.any(s_hi > hi):
         raise InputError("The sub-box must lie inside the box.")
-    lifetime = as_lifetime(lifetime)
+    lifetime = check_lifetime(lifetime)
     n = _check_n_samples(n_samples)
     _mc_guard(lo, hi, lifetime, n)
     guard_cells(lo, hi, lifetime, MAX_CELLS)
@@ -199,8 +199,8 @@ def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=5
 
 def forest_cell_counts(lower, upper, lifetime, n_samples, random_state=None) -> np.ndarray:
     """Number of cells of each of ``n_samples`` independent Mondrians on the box."""
-    lo, hi = as_box(lower, upper)
-    lifetime = as_lifetime(lifetime)
+    lo, hi = check_box(lower, upper)
+    lifetime = check_lifetime(lifetime)
     n = _check_n_samples(n_samples)
     _mc_guard(lo, hi, lifetime, n)
     a = grow_forest(lo, hi, lifetime, n, check_random_state(random_state))

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from mondrian_core._validation import as_box, as_lifetime, check_random_state, round_down
+from mondrian_core._validation import check_box, check_lifetime, check_random_state, round_down
 from mondrian_core.errors import InputError
 
 #: Largest expected number of cells a single sample may have before we refuse.
@@ -41,8 +41,8 @@ def expected_cells(lower, upper, lifetime) -> float:
 
     ``prod_d (1 + lifetime * a_d)`` for sides ``a_d`` (Balog et al. 2016, sec. 3).
     """
-    lo, hi = as_box(lower, upper)
-    return cell_count(lo, hi, as_lifetime(lifetime))
+    lo, hi = check_box(lower, upper)
+    return cell_count(lo, hi, check_lifetime(lifetime))
 
 
 def cell_count(lo, hi, lifetime: float) -> float:
@@ -56,7 +56,7 @@ def max_lifetime(lower, upper, max_cells: float = MAX_CELLS) -> float:
     Solves ``prod_d (1 + L a_d) = max_cells`` for ``L`` (``inf`` for a box of
     zero linear dimension).
     """
-    lo, hi = as_box(lower, upper)
+    lo, hi = check_box(lower, upper)
     sides = hi - lo
     if max_cells <= 1 or not np.any(sides > 0):
         return math.inf if not np.any(sides > 0) else 0.0
@@ -291,7 +291,7 @@ class MondrianSample:
     def _check_time(self, time) -> float:
         if time is None:
             return self.lifetime
-        t = as_lifetime(time)
+        t = check_lifetime(time)
         if t > self.lifetime:
             raise InputError(f"The time must be in [0, {self.lifetime:g}] (the sample's "
                              f"lifetime), got {time!r}.")
@@ -326,7 +326,7 @@ class MondrianSample:
         are skipped, the sub-box staying on one side. The result is distributed as a
         Mondrian process on the sub-box with the same lifetime.
         """
-        lo, hi = as_box(lower, upper, "sub-box")
+        lo, hi = check_box(lower, upper, "sub-box")
         if lo.size != self.dim:
             raise InputError(f"The sub-box must have {self.dim} dimensions, got {lo.size}.")
         if np.any(lo < self.lower) or np.any(hi > self.upper):
@@ -415,8 +415,8 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
     Roy and Teh (2009), "The Mondrian Process". Balog, Lakshminarayanan, Ghahramani,
     Roy and Teh (2016), "The Mondrian Kernel", sec. 2.
     """
-    lo, hi = as_box(lower, upper)
-    lifetime = as_lifetime(lifetime)
+    lo, hi = check_box(lower, upper)
+    lifetime = check_lifetime(lifetime)
     guard_cells(lo, hi, lifetime, max_cells)
     rng = check_random_state(random_state)
     builder = NodeBuilder(lo.size)
@@ -426,7 +426,7 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
 
 
 def _containing_box(sample: MondrianSample, lower, upper):
-    lo, hi = as_box(lower, upper, "new box")
+    lo, hi = check_box(lower, upper, "new box")
     if lo.size != sample.dim:
         raise InputError(f"The new box must have {sample.dim} dimensions, got {lo.size}.")
     if np.any(lo > sample.lower) or np.any(hi < sample.upper):
