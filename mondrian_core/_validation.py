@@ -1,7 +1,27 @@
 """The one validation layer: every public entry point checks its arguments here.
 
-Each function turns a user's value into the type the algorithms need or raises
-:class:`~mondrian_core.errors.InputError` with a message that says what to change.
+Built on scikit-learn's public helpers (``check_array``, ``validate_data``,
+``check_scalar``, ``column_or_1d``, ``check_classification_targets``,
+``check_is_fitted``); each function turns a user's value into the type the
+algorithms need or raises :class:`~mondrian_core.errors.InputError` with a message
+that says what to change. The rules, the same at every entry point:
+
+* counts (``n_trees``, ``n_estimators``, ``n_partitions``, ``n_components``,
+  ``n_grids``, ``n_samples``, ...): an integer (``int`` or a NumPy integer) at least
+  the minimum; ``bool``, whole-number floats such as ``5.0`` and strings are refused,
+  as scikit-learn's own parameter checks do;
+* lifetimes and other real parameters: a real number (``int``, ``float`` or a NumPy
+  scalar), finite and in range; ``bool`` and strings such as ``'1'`` are refused;
+* ``random_state``: None, a non-negative integer, a ``numpy.random.Generator`` or a
+  ``numpy.random.RandomState`` (see :func:`check_random_state`);
+* points ``X``: a 2-D array of finite real numbers (a 1-D array is refused: reshape
+  it), at least one row and one column, whose per-column range does not overflow;
+  complex numbers, text and sparse matrices are refused (sparse is accepted only
+  where an estimator says so);
+* targets ``y``: one value per row of ``X``; a column vector (n, 1) is raveled with
+  scikit-learn's ``DataConversionWarning``, more columns are refused; regression
+  targets are finite numbers whose squares do not overflow, class labels any
+  integers or strings.
 """
 from __future__ import annotations
 
@@ -9,24 +29,42 @@ import math
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    check_array,
+    check_consistent_length,
+    check_is_fitted,
+    check_scalar,
+    column_or_1d,
+    validate_data,
+)
 
-from mondrian_core.errors import InputError
+from mondrian_core.errors import InputError, InputTypeError
 
-__all__ = ["as_box", "as_count", "as_lifetime", "check_points", "check_random_state",
-           "finite_squares", "round_down", "check_sample_count", "check_nonnegative",
-           "check_strict_box"]
+__all__ = ["check_random_state", "check_count", "check_real", "check_fraction",
+           "check_lifetime", "check_box",
+           "check_points", "check_target", "check_choice", "check_counts", "check_dense_size",
+           "check_is_fitted", "round_down", "MAX_DENSE_ENTRIES"]
+
+#: Largest dense matrix built from a parameter (float64 entries: 400 MB).
+MAX_DENSE_ENTRIES = 50_000_000
+
+_SEED_MAX = 2**63 - 1
 
 
 def check_random_state(random_state) -> np.random.Generator:
     """Turn ``random_state`` into a :class:`numpy.random.Generator`.
 
-    ``None`` gives a freshly seeded generator (OS entropy), an integer a
-    generator seeded with it, and a ``Generator`` is returned as it is (so the
-    caller's stream advances).
+    ``None`` gives a freshly seeded generator (OS entropy, never the global NumPy
+    RNG), a non-negative integer a generator seeded with it, and a ``Generator`` is
+    returned as it is (so the caller's stream advances). A ``RandomState`` (what
+    scikit-learn users pass) seeds a new generator with one draw from it: its stream
+    advances and the same ``RandomState`` state gives the same result.
 
     Parameters
     ----------
-    random_state : int, numpy.random.Generator or None
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
         The seed or generator a user passed.
 
     Returns
@@ -43,133 +81,266 @@ def check_random_state(random_state) -> np.random.Generator:
         return np.random.default_rng()
     if isinstance(random_state, np.random.Generator):
         return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(int(random_state.randint(_SEED_MAX, dtype=np.int64)))
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
             raise InputError(f"random_state must be a non-negative integer, got {random_state}.")
         return np.random.default_rng(int(random_state))
     raise InputError(
-        "random_state must be None, a non-negative int or a numpy.random.Generator, "
-        f"got {type(random_state).__name__}."
-    )
+        "random_state must be None, a non-negative int, a numpy.random.Generator or a "
+        f"numpy.random.RandomState, got {type(random_state).__name__}.")
 
 
-def as_box(lower, upper, name: str = "box") -> tuple[np.ndarray, np.ndarray]:
+def _scalar(value, name, target_type, what, **bounds):
+    """scikit-learn's ``check_scalar`` with bool and NaN refused and our message."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError("bool")
+        check_scalar(value, name, target_type, **bounds)
+        if isinstance(value, numbers.Real) and not math.isfinite(value):
+            raise ValueError("not finite")
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be {what}, got {value!r}.") from None
+    return value
+
+
+def check_count(value, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """An integer in ``[minimum, maximum]`` (a count of trees, samples, ...).
+
+    ``bool``, whole-number floats (``5.0``) and strings are refused.
+    """
+    what = f"an integer >= {minimum}" + (f" and <= {maximum:,}" if maximum is not None else "")
+    return int(_scalar(value, name, numbers.Integral, what, min_val=minimum, max_val=maximum))
+
+
+def check_real(value, name: str, *, minimum: float | None = 0.0, strict: bool = False,
+               maximum: float | None = None, allow_none: bool = False):
+    """A finite real number ``>= minimum`` (``> minimum`` if ``strict``), or None if allowed."""
+    if value is None and allow_none:
+        return None
+    if minimum is None:
+        what = "a finite number"
+    elif strict and minimum == 0:
+        what = "a positive finite number"
+    else:
+        what = f"a finite number {'>' if strict else '>='} {minimum:g}"
+    if maximum is not None:
+        what += f" and <= {maximum:g}"
+    if allow_none:
+        what += " or None"
+    include = "both"
+    if strict and minimum is not None:
+        include = "right" if maximum is not None else "neither"
+    bounds = {"min_val": minimum, "max_val": maximum, "include_boundaries": include}
+    return float(_scalar(value, name, numbers.Real, what, **bounds))
+
+
+def check_fraction(value, name: str) -> float:
+    """A real number strictly between 0 and 1 (a probability level)."""
+    return float(_scalar(value, name, numbers.Real, "a number in (0, 1)", min_val=0.0,
+                         max_val=1.0, include_boundaries="neither"))
+
+
+def check_lifetime(value, name: str = "lifetime", *, positive: bool = False) -> float:
+    """A lifetime: a finite real number >= 0 (> 0 if ``positive``)."""
+    return check_real(value, name, minimum=0.0, strict=positive)
+
+
+def check_choice(value, name: str, options) -> object:
+    """One of ``options`` (compared with ``==``; only hashable strings and numbers)."""
+    if not isinstance(value, (str, numbers.Number)) or value not in options:
+        raise InputError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}.")
+    return value
+
+
+def check_counts(counts, name: str = "counts") -> np.ndarray:
+    """Sorted distinct integers >= 1 from a non-empty 1-D sequence of counts."""
+    try:
+        values = np.asarray(counts)
+        whole = values.ndim == 1 and values.size > 0 and values.dtype.kind in "iu"
+    except (TypeError, ValueError):
+        whole = False
+    if not whole or values.min() < 1:
+        raise InputError(f"{name} must be a non-empty sequence of integers >= 1, got {counts!r}.")
+    return np.unique(values.astype(np.int64))
+
+
+def check_box(lower, upper, name: str = "box", *, strict: bool = False,
+              n_dims: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Corners of a box: finite, of one length, ``upper >= lower`` (``>`` if ``strict``).
+
+    With ``n_dims``, a single number stands for the same bound in every dimension.
+    """
     try:
         lo = np.asarray(lower, dtype=float).reshape(-1)
         hi = np.asarray(upper, dtype=float).reshape(-1)
     except (TypeError, ValueError) as err:
         raise InputError(f"The {name}'s corners must be numbers ({err}).") from None
-    if lo.size == 0 or lo.shape != hi.shape:
+    if n_dims is not None:
+        lo = np.full(n_dims, lo[0]) if lo.size == 1 else lo
+        hi = np.full(n_dims, hi[0]) if hi.size == 1 else hi
+    if lo.size == 0 or lo.shape != hi.shape or (n_dims is not None and lo.size != n_dims):
         raise InputError(
             f"The {name}'s lower and upper corners must be non-empty and of the same "
-            f"length (got {lo.size} and {hi.size})."
-        )
+            f"length{'' if n_dims is None else f' {n_dims}'} (got {lo.size} and {hi.size}).")
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         raise InputError(f"The {name}'s corners must be finite numbers.")
-    if np.any(hi < lo):
-        d = int(np.argmax(hi < lo))
+    bad = hi <= lo if strict else hi < lo
+    if np.any(bad):
+        d = int(np.argmax(bad))
+        relation = "be above" if strict else "not be below"
         raise InputError(
-            f"The {name}'s upper corner must not be below its lower corner "
-            f"(dimension {d}: {lo[d]:g} > {hi[d]:g})."
-        )
+            f"The {name}'s upper corner must {relation} its lower corner "
+            f"(dimension {d}: lower {lo[d]:g}, upper {hi[d]:g}).")
     return lo, hi
 
 
-def as_lifetime(lifetime) -> float:
-    try:
-        value = float(lifetime)
-    except (TypeError, ValueError):
-        raise InputError(f"The lifetime must be a number, got {lifetime!r}.") from None
-    if not math.isfinite(value) or value < 0:
-        raise InputError(f"The lifetime must be a finite number >= 0, got {lifetime!r}.")
-    return value
-
-
-def as_count(value, name: str) -> int:
-    """A whole number >= 1 (a count of trees, samples, ...), else an InputError."""
-    try:
-        ok = not isinstance(value, bool) and int(value) == value and int(value) >= 1
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
-        raise InputError(f"{name} must be a whole number >= 1, got {value!r}.")
-    return int(value)
-
-
 def round_down(value: float, digits: int = 3) -> float:
+    """``value`` rounded down to ``digits`` significant digits (for limits in messages)."""
     if value <= 0 or not math.isfinite(value):
         return value
     unit = 10.0 ** (math.floor(math.log10(value)) - digits + 1)
     return math.floor(value / unit) * unit
 
 
-def check_points(X, name="X") -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise InputError(f"{name} must be a 2-D array (n_points, n_features); got shape {X.shape}.")
-    if X.shape[0] < 1 or X.shape[1] < 1:
-        raise InputError(f"{name} needs at least one point and one feature; got shape {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise InputError(f"{name} contains NaN or infinite values; remove or impute them.")
-    with np.errstate(over="ignore"):
-        spread = X.max(0) - X.min(0)
-    if not np.all(np.isfinite(spread)):
-        raise InputError(f"{name} has values so far apart that their range overflows; rescale "
-                         "the columns (e.g. standardise them).")
+def check_dense_size(n_rows: int, n_cols: int, what: str = "kernel matrix") -> None:
+    """Refuse a dense ``n_rows x n_cols`` matrix larger than :data:`MAX_DENSE_ENTRIES`.
+
+    A kernel matrix (square in the worst case) names the largest number of points that
+    fits; a feature matrix the largest number of rows to transform at a time.
+    """
+    if n_rows * n_cols > MAX_DENSE_ENTRIES:
+        if what == "kernel matrix":
+            advice = (f"use at most {int(MAX_DENSE_ENTRIES ** 0.5):,} points, or the sparse "
+                      "features instead.")
+        else:
+            advice = f"transform at most {max(1, MAX_DENSE_ENTRIES // n_cols):,} points at a time."
+        raise InputError(f"A {n_rows:,} x {n_cols:,} {what} is too large (limit "
+                         f"{MAX_DENSE_ENTRIES:,} entries); {advice}")
+
+
+def _points_error(err: Exception, name: str) -> InputError:
+    """scikit-learn's message without the array it prints, and what to change."""
+    lines = [line for line in str(err).strip().splitlines() if line.strip()] or [type(err).__name__]
+    text = lines[0] if len(lines) == 1 else f"{lines[0].rstrip(':.')}. {lines[-1]}"
+    low = text.lower()
+    if "contains nan" in low or "contains infinity" in low or "too large for dtype" in low:
+        # scikit-learn goes on about imputers and estimators that accept NaN
+        text = text.split(". ")[0].rstrip(".") + "."
+        advice = (f"Give {name} as finite numbers: remove or impute the rows with NaN or "
+                  "infinite values.")
+    elif "could not convert" in low or "argument must be a string" in low:
+        advice = f"{name} must hold numbers only; remove or encode text columns."
+    elif "sparse" in low:
+        advice = f"Sparse input is not supported here; convert {name} with {name}.toarray()."
+    elif "complex" in low:
+        advice = f"Give {name} as real numbers (e.g. the real and imaginary parts as columns)."
+    elif "features, but" in low or "feature names" in low:
+        advice = f"Give {name} the columns used in fit, in the same order."
+    else:
+        advice = ("Give the points as finite numbers in a 2-D array (n_points, n_features); "
+                  "reshape a single feature with X.reshape(-1, 1).")
+    cls = InputTypeError if isinstance(err, TypeError) else InputError
+    return cls(f"{text} {advice}")
+
+
+def check_points(X, name: str = "X", *, estimator=None, reset: bool = True,
+                 min_samples: int = 1, accept_sparse: bool = False,
+                 max_abs: float | None = None, n_features: int | None = None):
+    """Points as a float64 2-D array (or CSR where ``accept_sparse``), else an InputError.
+
+    With ``estimator``, scikit-learn's ``validate_data`` also sets (``reset=True``) or
+    checks (``reset=False``) ``n_features_in_`` and ``feature_names_in_``. Without it,
+    ``n_features`` (if given) is the number of columns required. ``max_abs`` refuses
+    larger absolute values (algorithms in single precision or on squared distances).
+    """
+    params = {"accept_sparse": ["csr", "csc"] if accept_sparse else False,
+              "dtype": np.float64, "ensure_min_samples": min_samples}
+    try:
+        if estimator is None:
+            X = check_array(X, input_name=name, **params)
+        else:
+            X = validate_data(estimator, X, reset=reset, **params)
+    except (TypeError, ValueError) as err:
+        raise _points_error(err, name) from None
+    if n_features is not None and X.shape[1] != n_features:
+        raise InputError(f"{name} has shape {X.shape}: {X.shape[1]} features, but {n_features} "
+                         f"are expected; give {name} the columns used in fit, in the same order.")
+    values = X.data if sp.issparse(X) else X
+    if values.size:
+        hi, lo = values.max(axis=None), values.min(axis=None)
+        if sp.issparse(X):
+            hi, lo = max(hi, 0.0), min(lo, 0.0)
+        with np.errstate(over="ignore"):
+            spread = hi - lo
+        if not np.isfinite(spread):
+            raise InputError(f"{name} has values so far apart that their range overflows; "
+                             "rescale the columns (e.g. standardise them).")
+        if max_abs is not None and max(abs(hi), abs(lo)) > max_abs:
+            raise InputError(
+                f"{name} has values above {max_abs:g} in absolute value (single-precision "
+                "trees and squared distances overflow); rescale the columns, e.g. "
+                "standardise them.")
     return X
 
 
-def finite_squares(y: np.ndarray) -> bool:
+def _finite_squares(y: np.ndarray) -> bool:
     """No NaN or inf in ``y``, and its sum of squares does not overflow (|y| < ~1e150)."""
     with np.errstate(over="ignore", invalid="ignore"):
         return bool(np.isfinite(y @ y))
 
 
+def check_target(y, X=None, name: str = "y", *, classifier: bool = False,
+                 estimator=None, squares: bool = True) -> np.ndarray:
+    """Targets: one per row of ``X``; numbers for regression, labels for classification.
 
-
-
-
-
-
-
-def check_sample_count(n, what="n", minimum=1, maximum=1_000_000) -> int:
+    A column vector (n, 1) is raveled with a ``DataConversionWarning`` (scikit-learn's
+    convention); more columns are refused. Regression targets must be finite and, with
+    ``squares`` (learners whose likelihood or ridge solve uses ``y @ y``), small enough
+    that their squares do not overflow.
+    """
+    if y is None:
+        who = type(estimator).__name__ if estimator is not None else "This estimator"
+        raise InputError(f"{who} requires y to be passed, but the target y is None; give one "
+                         "target value per row of X.")
     try:
-        whole = not isinstance(n, bool) and float(n).is_integer()
-    except (TypeError, ValueError, OverflowError):
-        whole = False
-    if not whole:
-        raise InputError(f"{what} must be a whole number, got {n!r}.")
-    n = int(n)
-    if n < minimum:
-        raise InputError(f"{what} must be at least {minimum}, got {n}.")
-    if maximum is not None and n > maximum:
-        raise InputError(f"{what} must be at most {maximum:,}, got {n:,}.")
-    return n
-
-
-def check_nonnegative(value, what) -> float:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{what} must be a number >= 0, got {value!r}.") from None
-    if not np.isfinite(value) or value < 0:
-        raise InputError(f"{what} must be a finite number >= 0, got {value}.")
-    return value
-
-
-def check_strict_box(lower, upper, n_dims=None) -> tuple[np.ndarray, np.ndarray]:
-    lower = np.atleast_1d(np.asarray(lower, dtype=np.float64))
-    upper = np.atleast_1d(np.asarray(upper, dtype=np.float64))
-    if n_dims is not None:
-        lower = np.broadcast_to(lower, (n_dims,)).copy() if lower.size == 1 else lower
-        upper = np.broadcast_to(upper, (n_dims,)).copy() if upper.size == 1 else upper
-    if lower.ndim != 1 or lower.shape != upper.shape:
-        raise InputError(f"lower and upper must be sequences of the same length, got "
-                         f"{lower.shape} and {upper.shape}.")
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-        raise InputError("The box's bounds must be finite numbers.")
-    if np.any(upper <= lower):
-        raise InputError("Each upper bound must be larger than its lower bound.")
-    return lower, upper
+        y = column_or_1d(y, warn=True, input_name=name)
+    except (TypeError, ValueError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        if "complex" in first.lower():
+            raise InputError(f"{first.rstrip('.')}. Give {name} as real numbers.") from None
+        raise InputError(f"{first} Give {name} as one value per row (a 1-D array); fit one "
+                         "model per column for several targets.") from None
+    if X is not None:
+        try:
+            check_consistent_length(X, y)
+        except ValueError:
+            raise InputError(f"{name} has {y.shape[0]} values for {X.shape[0]} rows of points; "
+                             "give one target value per row.") from None
+    if classifier:
+        try:
+            check_classification_targets(y)
+        except ValueError as err:
+            raise InputError(f"{err} Give {name} as class labels (integers or strings), one per "
+                             "row; remove rows with missing labels.") from None
+        return y
+    if y.dtype.kind not in "biuf":
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            shown = ", ".join(repr(v) for v in y[:3])
+            raise InputError(f"{name} must hold numbers for regression, got values such as "
+                             f"{shown}; encode them as numbers, or use a classifier for "
+                             "labels.") from None
+    if y.dtype.kind == "c":
+        raise InputError(f"{name} holds complex numbers; give real numbers.")
+    y = np.asarray(y, dtype=np.float64)
+    if not squares and not np.all(np.isfinite(y)):
+        raise InputError(f"{name} contains NaN or infinite values; remove those rows.")
+    if squares and not _finite_squares(y):
+        raise InputError(f"{name} contains NaN or infinite values, or values too large to square "
+                         f"(|y| > 1e150); remove those rows or rescale {name}.")
+    return y
 
 

@@ -18,10 +18,15 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.sparse.linalg import cg, eigsh
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
-from sklearn.utils.validation import check_is_fitted
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._validation import check_random_state, finite_squares
+from mondrian_core._validation import (
+    check_count,
+    check_is_fitted,
+    check_random_state,
+    check_real,
+    check_target,
+)
 from mondrian_core.errors import InputError
 from mondrian_core.partition_algebra import PartitionAlgebra
 from mondrian_core.partitions import check_partition_points
@@ -42,8 +47,16 @@ def _single_threaded_blas(method):
     return wrapper
 
 
+def _check_sampler(partitions) -> None:
+    if not (hasattr(partitions, "fit") and hasattr(partitions, "labels")):
+        raise InputError(
+            "partitions must be a partition sampler such as FastClusterPartitions(), "
+            f"RandomForestPartitions() or MondrianPartitions(); got {partitions!r}.")
+
+
 def _fit_partitions(partitions, X, y=None):
     """A fitted clone of ``partitions`` (supervised samplers get y)."""
+    _check_sampler(partitions)
     return clone(partitions).fit(X, y)
 
 
@@ -155,6 +168,8 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         The final relative residual ``||y - A alpha|| / ||y||``.
     X_train_ : ndarray of shape (N, D)
         The training points.
+    n_features_in_ : int
+        Number of features of the points seen in ``fit``.
     y_train_ : ndarray of shape (N,)
         The standardised training targets.
 
@@ -199,14 +214,11 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             If the data or a parameter is invalid, or CG does not converge.
         """
         for name in ("noise_variance", "tol"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float, np.number)) and 0 < value < np.inf):
-                raise InputError(f"{name} must be a positive number, got {value!r}.")
-        X = check_partition_points(X, min_samples=2)
-        y = np.asarray(y, dtype=np.float64).ravel()
-        if y.shape[0] != X.shape[0] or not finite_squares(y):
-            raise InputError("y must hold one finite value per training point, small enough to "
-                             "square (|y| < 1e150); remove NaN/inf rows or rescale y.")
+            check_real(getattr(self, name), name, strict=True)
+        max_dense = check_count(self.max_dense, "max_dense", minimum=0)
+        _check_sampler(self.partitions)
+        X = check_partition_points(X, self, reset=True, min_samples=2)
+        y = check_target(y, X, estimator=self)
         if self.normalize_y:
             self._y_mean, self._y_std = y.mean(), (y.std() or 1.0)
         else:
@@ -218,11 +230,9 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             check_is_fitted(self.partitions, "n_labels_")
             self.partitions_ = self.partitions
         self.algebra_ = PartitionAlgebra(self.partitions_.labels(X))
-        s = float(self.noise_variance)
-        self.operator_ = self.algebra_.system_operator(s)
-        self.precond_ = self.algebra_.preconditioner(s) if self.preconditioner else None
+        self._max_dense = max_dense
         self.alpha_, self.residuals_, info = cg_residual_history(
-            self.operator_, z, preconditioner=self.precond_, tol=self.tol,
+            self._operator(), z, preconditioner=self._preconditioner(), tol=self.tol,
             maxiter=20 * X.shape[0], record=self.record_residuals)
         if info != 0:
             raise InputError(f"Conjugate gradients did not reach tol={self.tol} in {info} "
@@ -230,12 +240,23 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         self.n_iter_ = len(self.residuals_) - 1
         self.residual_ = float(self.residuals_[-1])
         self.X_train_, self.y_train_ = X, z
-        self._chol = None
+        # factors computed on first use by predict(return_std=True) / sample_y; the
+        # dict itself never changes identity, so predicting leaves the fitted state alone
+        self._factors = {}
         return self
 
     # ----------------------------------------------------------------- helpers
+    def _operator(self):
+        """A = K + s I, built on demand (operators hold closures, which do not pickle)."""
+        return self.algebra_.system_operator(float(self.noise_variance))
+
+    def _preconditioner(self):
+        if not self.preconditioner:
+            return None
+        return self.algebra_.preconditioner(float(self.noise_variance))
+
     def _ids(self, X):
-        X = check_partition_points(X)
+        X = check_partition_points(X, self)
         return self.algebra_.lookup(self.partitions_.labels(X))
 
     def _cross_kernel(self, ids_new) -> np.ndarray:
@@ -249,20 +270,23 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         return (A.indicators() @ Phi_new.T).toarray() / m
 
     def _data_cholesky(self):
-        """Cholesky factor of K + s I (N x N), cached."""
-        if self._chol is None:
+        """Cholesky factor of K + s I (N x N), computed once (two threads may both
+        compute it; they store the same factor)."""
+        chol = self._factors.get("data")
+        if chol is None:
             K = self._cross_kernel(self.algebra_.ids)
             K[np.diag_indices_from(K)] += self.noise_variance
-            self._chol = sla.cho_factor(K, lower=True)
-        return self._chol
+            chol = self._factors["data"] = sla.cho_factor(K, lower=True)
+        return chol
 
     def _solve_many(self, R: np.ndarray) -> np.ndarray:
         """(K + s I)^{-1} R for a block R (N, k): dense Cholesky or CG per column."""
-        if self.algebra_.n <= self.max_dense:
+        if self.algebra_.n <= self._max_dense:
             return sla.cho_solve(self._data_cholesky(), R)
         out = np.empty_like(R)
+        operator, precond = self._operator(), self._preconditioner()
         for j in range(R.shape[1]):
-            out[:, j], info = cg(self.operator_, R[:, j], rtol=1e-10, atol=0.0, M=self.precond_,
+            out[:, j], info = cg(operator, R[:, j], rtol=1e-10, atol=0.0, M=precond,
                                  maxiter=50 * self.algebra_.n)
         return out
 
@@ -275,7 +299,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         A, s = self.algebra_, float(self.noise_variance)
         m = A.m
         n_unseen = (ids_new < 0).sum(axis=0)
-        if A.n_clusters < A.n and A.n_clusters <= self.max_dense:
+        if A.n_clusters < A.n and A.n_clusters <= self._max_dense:
             # weight space: var = f*^T (I + F^T F / s)^{-1} f* + (#unseen) / m,
             # F = Phi / sqrt(m); clusters without training points keep prior variance.
             Phi = A.indicators()
@@ -289,7 +313,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             V = sla.solve_triangular(L, counts / np.sqrt(m), lower=True)
             return (V**2).sum(axis=0) + n_unseen / m
         Kx = self._cross_kernel(ids_new)
-        if A.n <= self.max_dense:
+        if A.n <= self._max_dense:
             L = self._data_cholesky()[0]
             V = sla.solve_triangular(L, Kx, lower=True)
             return 1.0 - (V**2).sum(axis=0)
@@ -331,6 +355,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         float
             ``sqrt(noise_variance)`` times the targets' scale.
         """
+        check_is_fitted(self, "alpha_")
         return float(np.sqrt(self.noise_variance) * self._y_std)
 
     def log_predictive_density(self, X, y) -> np.ndarray:
@@ -352,7 +377,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         """
         mean, std = self.predict(X, return_std=True)
         var = std**2 + self.noise_std() ** 2
-        y = np.asarray(y, dtype=np.float64).ravel()
+        y = check_target(y, mean[:, None])
         return -0.5 * (np.log(2 * np.pi * var) + (y - mean) ** 2 / var)
 
     @_single_threaded_blas
@@ -371,7 +396,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             Points.
         n_samples : int, default=3
             Number of samples.
-        random_state : int, numpy.random.Generator or None, default=None
+        random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
             A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
         Returns
@@ -380,11 +405,13 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             The samples, in the units of y.
         """
         check_is_fitted(self, "alpha_")
+        n_samples = check_count(n_samples, "n_samples")
         rng = check_random_state(random_state)
         A, s = self.algebra_, float(self.noise_variance)
-        ids_new = self._ids(X)
+        X = check_partition_points(X, self)
+        labels_new = self.partitions_.labels(X)
+        ids_new = A.lookup(labels_new)
         # unseen clusters of new points get their own weights after the C fitted ones
-        labels_new = self.partitions_.labels(check_partition_points(X))
         unseen = ids_new < 0
         keys = labels_new[unseen] + (np.nonzero(unseen)[0].astype(np.int64) << 32)
         _, extra = np.unique(keys, return_inverse=True)
@@ -408,7 +435,10 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
     O(mN) products; ``scipy.sparse.linalg.eigsh`` (Lanczos, a refined power
     iteration as the paper's Section 2.2 suggests) finds its top components. The
     embedding of the fitted points is u_k sqrt(lambda_k) (Figure 2 of Davies and
-    Ghahramani 2014).
+    Ghahramani 2014); ``transform`` projects any points on the same components,
+    ``sum_i alpha_ik k_c(x, x_i)`` with ``alpha_k = u_k / sqrt(lambda_k)`` and
+    ``k_c`` the kernel centred on the fitted points (O(m) per point and component),
+    so ``transform(X_fit)`` is the embedding.
 
     Parameters
     ----------
@@ -424,12 +454,20 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
     ----------
     partitions_ : estimator
         The fitted sampler.
+    algebra_ : mondrian_core.PartitionAlgebra
+        The kernel's matrix-free algebra on the fitted points (what ``transform``
+        reads new points' clusters against).
     eigenvalues_ : ndarray of shape (n_components,)
         The top eigenvalues of the centred kernel matrix, decreasing.
     embedding_ : ndarray of shape (N, n_components)
         The fitted points' coordinates ``u_k sqrt(lambda_k)``.
+    dual_coef_ : ndarray of shape (N, n_components)
+        ``alpha_k = u_k / sqrt(lambda_k)``, the weights that map a point's centred
+        kernel row to its coordinates (zero for a zero eigenvalue).
     n_matvec_ : int
         Number of kernel products used.
+    n_features_in_ : int
+        Number of features of the points seen in ``fit``.
 
     References
     ----------
@@ -463,18 +501,31 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
         InputError
             If the points are invalid or ``n_components`` is not in ``[1, N - 2]``.
         """
-        X = check_partition_points(X)
-        k = int(self.n_components)
-        if not 1 <= k < X.shape[0] - 1:
-            raise InputError(f"n_components must be between 1 and N - 2 = {X.shape[0] - 2}; use "
-                             f"fewer components or at least {max(k, 1) + 2} points.")
+        k = check_count(self.n_components, "n_components")
+        check_real(self.tol, "tol")
+        _check_sampler(self.partitions)
+        X = check_partition_points(X, self, reset=True, min_samples=k + 2)
         self.partitions_ = _fit_partitions(self.partitions, X, y)
         labels = self.partitions_.labels(X)
+        self.algebra_ = algebra = PartitionAlgebra(labels)
+        n = X.shape[0]
         if np.all(labels == labels[:, :1]):  # one cluster everywhere: the centred kernel is 0
-            self.eigenvalues_, self.embedding_ = np.zeros(k), np.zeros((X.shape[0], k))
-            self.n_matvec_ = 0
-            return self
-        algebra = PartitionAlgebra(labels)
+            vals, vecs, self.n_matvec_ = np.zeros(k), np.zeros((n, k)), 0
+        else:
+            vals, vecs, self.n_matvec_ = self._top_components(algebra, k, n)
+        self.eigenvalues_ = vals
+        self.embedding_ = vecs * np.sqrt(vals)
+        positive = vals > 0
+        self.dual_coef_ = np.where(positive, vecs / np.sqrt(np.where(positive, vals, 1.0)), 0.0)
+        # centring on the fitted points: column means of K alpha, row means of K, and
+        # the grand mean (see transform)
+        self._K_alpha_mean = algebra.kernel_matmat(self.dual_coef_).mean(axis=0)
+        self._K_row_mean = algebra.kernel_matvec(np.full(n, 1.0 / n))
+        return self
+
+    def _top_components(self, algebra, k, n):
+        from scipy.sparse.linalg import LinearOperator
+
         op = algebra.centred_kernel_operator()
         count = [0]
         base = op.matvec
@@ -483,9 +534,8 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
             count[0] += 1
             return base(v)
 
-        from scipy.sparse.linalg import LinearOperator
         counted = LinearOperator(op.shape, matvec=matvec, rmatvec=matvec, dtype=np.float64)
-        v0 = check_random_state(0).standard_normal(X.shape[0])
+        v0 = check_random_state(0).standard_normal(n)
         with single_blas_thread():
             vals, vecs = eigsh(counted, k=k, which="LA", tol=self.tol, v0=v0)
         order = np.argsort(vals)[::-1]
@@ -493,13 +543,46 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
         # fix signs so the same seed gives the same picture
         signs = np.sign(vecs[np.argmax(np.abs(vecs), axis=0), np.arange(k)])
         vecs = vecs * np.where(signs == 0, 1.0, signs)
-        self.eigenvalues_ = vals
-        self.embedding_ = vecs * np.sqrt(vals)
-        self.n_matvec_ = count[0]
-        return self
+        return vals, vecs, count[0]
+
+    def transform(self, X):
+        """Project points on the fitted components.
+
+        ``sum_i alpha_ik k_c(x, x_i)`` with ``k_c(x, x') = k(x, x') - r(x) - r(x') + g``
+        (r the mean of k over the fitted points, g its grand mean); a point's cluster
+        that holds no fitted point contributes 0 to k.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            The points.
+
+        Returns
+        -------
+        ndarray of shape (n, n_components)
+            Their coordinates; ``transform(X_fit)`` is ``embedding_`` up to rounding.
+        """
+        check_is_fitted(self, "dual_coef_")
+        X = check_partition_points(X, self)
+        A = self.algebra_
+        ids = A.lookup(self.partitions_.labels(X))          # (m, n), -1: no fitted point
+        n = A.n
+        W = np.column_stack([self.dual_coef_, np.full(n, 1.0 / n)])
+        sums = np.vstack([A.indicators().T @ W, np.zeros((1, W.shape[1]))])  # row -1 -> 0
+        cross = np.zeros((X.shape[0], W.shape[1]))
+        for r in range(A.m):  # loop over partitions, not points
+            cross += sums[ids[r]]
+        cross /= A.m
+        K_alpha, row_mean = cross[:, :-1], cross[:, -1]
+        alpha_sum = self.dual_coef_.sum(axis=0)
+        grand = self._K_row_mean.mean()
+        return (K_alpha - row_mean[:, None] * alpha_sum[None, :] - self._K_alpha_mean[None, :]
+                + grand * alpha_sum[None, :])
 
     def fit_transform(self, X, y=None):
         """Fit and return the embedding of the fitted points.
+
+        Equal to ``transform(X)`` up to rounding.
 
         Parameters
         ----------

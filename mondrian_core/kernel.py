@@ -17,9 +17,16 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
-from mondrian_core._validation import as_count, check_random_state
+from mondrian_core._validation import (
+    MAX_DENSE_ENTRIES,
+    check_count,
+    check_dense_size,
+    check_lifetime,
+    check_points,
+    check_random_state,
+)
 from mondrian_core.errors import InputError
 from mondrian_core.trees import sample_mondrian_trees
 
@@ -32,49 +39,8 @@ __all__ = [
 ]
 
 _SEED_MAX = 2**63 - 1
-#: Largest dense kernel matrix built (N x N2 float64 entries: 400 MB).
-MAX_DENSE_ENTRIES = 50_000_000
-
-
-def check_dense_size(n_rows: int, n_cols: int) -> None:
-    """Refuse a dense ``n_rows x n_cols`` kernel matrix larger than :data:`MAX_DENSE_ENTRIES`."""
-    if n_rows * n_cols > MAX_DENSE_ENTRIES:
-        raise InputError(
-            f"A dense {n_rows:,} x {n_cols:,} kernel matrix is too large (limit "
-            f"{MAX_DENSE_ENTRIES:,} entries); use at most {int(MAX_DENSE_ENTRIES ** 0.5):,} "
-            "points, or the sparse features instead.")
-
-
-def _check_lifetime(lifetime, name="lifetime") -> float:
-    try:
-        value = float(lifetime)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number >= 0; got {lifetime!r}.") from None
-    if not (np.isfinite(value) and value >= 0):
-        raise InputError(f"{name} must be a finite number >= 0; got {lifetime!r}.")
-    return value
-
-
-
-def points_message(err: Exception) -> str:
-    """scikit-learn's validation message, without the array it prints, and what to give."""
-    lines = [line for line in str(err).strip().splitlines() if line.strip()] or [type(err).__name__]
-    text = lines[0] if len(lines) == 1 else f"{lines[0].rstrip(':')}. {lines[-1]}"
-    return f"{text} Give the points as finite numbers in a 2-D array (n_points, n_features)."
-
-
-def _check_X(X, estimator=None) -> np.ndarray:
-    try:
-        X = check_array(X, dtype=np.float64)
-    except ValueError as exc:
-        raise InputError(points_message(exc)) from None
-    if estimator is not None and hasattr(estimator, "n_features_in_") \
-            and X.shape[1] != estimator.n_features_in_:
-        raise InputError(
-            f"X has {X.shape[1]} features, but {type(estimator).__name__} was fitted "
-            f"with {estimator.n_features_in_}."
-        )
-    return X
+#: Entries of one chunk of bin coordinates in RandomBinningFeatures (32 MB).
+_KEY_CHUNK = 4_000_000
 
 
 def laplace_kernel(X, Y=None, lifetime=1.0) -> np.ndarray:
@@ -108,12 +74,9 @@ def laplace_kernel(X, Y=None, lifetime=1.0) -> np.ndarray:
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     UAI, sec. 3.
     """
-    lifetime = _check_lifetime(lifetime)
-    X = _check_X(X)
-    Y = X if Y is None else _check_X(Y)
-    if Y.shape[1] != X.shape[1]:
-        raise InputError(f"X and Y need the same number of features; got {X.shape[1]} "
-                         f"and {Y.shape[1]}.")
+    lifetime = check_lifetime(lifetime)
+    X = check_points(X)
+    Y = X if Y is None else check_points(Y, "Y", n_features=X.shape[1])
     check_dense_size(X.shape[0], Y.shape[0])
     return np.exp(-lifetime * cdist(X, Y, metric="cityblock"))
 
@@ -176,7 +139,7 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     n_trees : int, default=50
         Number M of independent partitions (non-zeros per row), >= 1. The kernel
         estimate's standard deviation shrinks like ``1/sqrt(M)``.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         Seeds the trees and the extension of new points (see
         :func:`~mondrian_core.check_random_state`).
 
@@ -254,13 +217,12 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
             If ``X``, ``lifetime`` or ``n_trees`` is invalid, or the trees would not
             fit in memory.
         """
-        lifetime = _check_lifetime(self.lifetime)
-        n_trees = as_count(self.n_trees, "n_trees")
-        X = _check_X(X)
+        lifetime = check_lifetime(self.lifetime)
+        n_trees = check_count(self.n_trees, "n_trees")
+        X = check_points(X, estimator=self)
         rng = check_random_state(self.random_state)
         self.trees_ = sample_mondrian_trees(X, n_trees, lifetime, random_state=rng)
         self.extension_seed_ = int(rng.integers(_SEED_MAX))
-        self.n_features_in_ = X.shape[1]
         self.X_fit_ = X
         self.cut_times_ = np.sort(self.trees_.split_time[self.trees_.left >= 0])
         self._columns = {}
@@ -297,7 +259,7 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         """
         if not hasattr(self, "trees_"):
             return self.fit(X)
-        X = _check_X(X, self)
+        X = check_points(X, estimator=self, reset=False)
         self.trees_ = self.trees_.extended(X, random_state=self._online_rng)
         self.X_fit_ = self.trees_.X_fit
         self.cut_times_ = np.sort(self.trees_.split_time[self.trees_.left >= 0])
@@ -307,7 +269,7 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     def _time(self, lifetime) -> float:
         if lifetime is None:
             return float(self.trees_.lifetime)
-        t = _check_lifetime(lifetime)
+        t = check_lifetime(lifetime)
         if t > self.trees_.lifetime:
             raise InputError(f"lifetime must be at most the terminal lifetime "
                              f"{self.trees_.lifetime:g} used in fit; got {t:g}.")
@@ -367,7 +329,7 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
             point); how new rows are placed jointly is said in the class docstring.
         """
         check_is_fitted(self)
-        X = _check_X(X, self)
+        X = check_points(X, estimator=self, reset=False)
         t = self._time(lifetime)
         col, n_cells = self._column_of_node(t)
         trees = self.trees_
@@ -422,8 +384,9 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         ndarray of shape (N, N2)
             Entries in ``{0, 1/M, ..., 1}``.
         """
-        X = _check_X(X, self)
-        Y = X if Y is None else _check_X(Y, self)
+        check_is_fitted(self)
+        X = check_points(X, estimator=self, reset=False)
+        Y = X if Y is None else check_points(Y, "Y", estimator=self, reset=False)
         check_dense_size(X.shape[0], Y.shape[0])
         if Y is X:
             Z = self.transform(X, lifetime)
@@ -447,7 +410,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         Inverse kernel width (the Cauchy scale), in units of inverse ``X``, >= 0.
     n_components : int, default=100
         Number R of features (all non-zero), >= 1.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`); the same
         seed gives the same features.
 
@@ -477,6 +440,11 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self.n_components = n_components
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # X @ W works on CSR/CSC as it is
+        return tags
+
     def fit(self, X, y=None):
         """Draw the frequencies and phases.
 
@@ -495,15 +463,26 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         Raises
         ------
         InputError
-            If ``X``, ``lifetime`` or ``n_components`` is invalid.
+            If ``X``, ``lifetime`` or ``n_components`` is invalid, or the frequency
+            matrix (D x n_components) would exceed ``MAX_DENSE_ENTRIES``.
         """
-        lifetime = _check_lifetime(self.lifetime)
-        r = as_count(self.n_components, "n_components")
-        X = _check_X(X)
+        lifetime = check_lifetime(self.lifetime)
+        r = check_count(self.n_components, "n_components")
+        X = check_points(X, estimator=self, accept_sparse=True)
+        d = X.shape[1]
+        if d * r > MAX_DENSE_ENTRIES:
+            raise InputError(
+                f"{r:,} components on {d:,} features need a {d:,} x {r:,} matrix of frequencies "
+                f"(limit {MAX_DENSE_ENTRIES:,} entries); use n_components of at most "
+                f"{MAX_DENSE_ENTRIES // d:,}.")
         rng = check_random_state(self.random_state)
-        self.random_weights_ = lifetime * rng.standard_cauchy((X.shape[1], r))
+        with np.errstate(over="ignore"):
+            weights = lifetime * rng.standard_cauchy((d, r))
+        if not np.all(np.isfinite(weights)):
+            raise InputError(f"The lifetime {lifetime:g} is too large: the random frequencies "
+                             "overflow to infinity; use a smaller lifetime or rescale X.")
+        self.random_weights_ = weights
         self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, r)
-        self.n_features_in_ = X.shape[1]
         return self
 
     def transform(self, X) -> np.ndarray:
@@ -525,8 +504,14 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
             If ``X`` is invalid or has the wrong number of features.
         """
         check_is_fitted(self)
-        X = _check_X(X, self)
-        proj = X @ self.random_weights_ + self.random_offset_
+        X = check_points(X, estimator=self, reset=False, accept_sparse=True)
+        check_dense_size(X.shape[0], self.random_weights_.shape[1], "feature matrix")
+        with np.errstate(over="ignore", invalid="ignore"):
+            proj = np.asarray(X @ self.random_weights_) + self.random_offset_
+        if not np.all(np.isfinite(proj)):
+            raise InputError(f"The phases w.x + b overflow for these points (lifetime "
+                             f"{self.lifetime!r} times X is beyond float range); use a smaller "
+                             "lifetime or rescale X.")
         np.cos(proj, out=proj)
         proj *= np.sqrt(2.0 / self.random_weights_.shape[1])
         return proj
@@ -549,7 +534,7 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
         Inverse kernel width, in units of inverse ``X``; must be > 0.
     n_grids : int, default=50
         Number P of grids (non-zeros per row), >= 1.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`); the same
         seed gives the same features.
 
@@ -606,20 +591,22 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
         Raises
         ------
         InputError
-            If ``X``, ``lifetime`` (must be > 0) or ``n_grids`` is invalid.
+            If ``X``, ``lifetime`` (must be > 0) or ``n_grids`` is invalid, or the
+            grids would need more than ``MAX_DENSE_ENTRIES`` bins or parameters.
         """
-        lifetime = _check_lifetime(self.lifetime)
-        if lifetime <= 0:
-            raise InputError("RandomBinningFeatures needs lifetime > 0 (the pitch is "
-                             "Gamma(2, 1/lifetime)).")
-        p = as_count(self.n_grids, "n_grids")
-        X = _check_X(X)
+        lifetime = check_lifetime(self.lifetime, positive=True)
+        p = check_count(self.n_grids, "n_grids")
+        X = check_points(X, estimator=self)
+        n, d = X.shape
+        if max(n, d + 1) * p > MAX_DENSE_ENTRIES:
+            raise InputError(
+                f"{p:,} grids on {n:,} points of {d:,} features are too many (limit "
+                f"{MAX_DENSE_ENTRIES:,} bins or grid parameters); use n_grids of at most "
+                f"{MAX_DENSE_ENTRIES // max(n, d + 1):,}.")
         rng = check_random_state(self.random_state)
-        d = X.shape[1]
         self.pitch_ = rng.gamma(2.0, 1.0 / lifetime, size=(p, d))
         self.shift_ = rng.random((p, d)) * self.pitch_
         self._salt = rng.integers(0, 2**63, size=(p, d + 1), dtype=np.uint64) * 2 + 1
-        self.n_features_in_ = d
         keys = self._keys(X)
         self._fitted_keys = np.unique(keys)  # sorted
         # order columns grid by grid (then by key) for readability
@@ -633,14 +620,27 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
         return self
 
     def _keys(self, X) -> np.ndarray:
-        """(N, P) uint64 hash of (grid, bin coordinates)."""
-        bins = np.floor((X[:, None, :] - self.shift_[None]) / self.pitch_[None]).astype(np.int64)
-        with np.errstate(over="ignore"):
-            h = (bins.astype(np.uint64) * self._salt[None, :, :-1]).sum(axis=2, dtype=np.uint64)
-            h += self._salt[None, :, -1]
-            h ^= h >> np.uint64(31)
-            h *= np.uint64(0x9E3779B97F4A7C15)
-        return h
+        """(N, P) uint64 hash of (grid, bin coordinates), in chunks of rows (the bin
+        coordinates are N x P x D)."""
+        p, d = self.pitch_.shape
+        out = np.empty((X.shape[0], p), dtype=np.uint64)
+        step = max(1, _KEY_CHUNK // (p * d))
+        for a in range(0, X.shape[0], step):
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                bins = np.floor((X[a:a + step, None, :] - self.shift_[None]) / self.pitch_[None])
+            if not np.all(np.abs(bins) < 2.0**62):
+                raise InputError(f"The lifetime {self.lifetime!r} is too large for the scale of "
+                                 "X: bin numbers overflow 64-bit integers; use a smaller lifetime "
+                                 "or rescale X.")
+            bins = bins.astype(np.int64)
+            with np.errstate(over="ignore"):
+                h = (bins.astype(np.uint64) * self._salt[None, :, :-1]).sum(axis=2,
+                                                                            dtype=np.uint64)
+                h += self._salt[None, :, -1]
+                h ^= h >> np.uint64(31)
+                h *= np.uint64(0x9E3779B97F4A7C15)
+            out[a:a + step] = h
+        return out
 
     def transform(self, X):
         """Map ``X`` to its random binning features.
@@ -662,7 +662,8 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
             If ``X`` is invalid or has the wrong number of features.
         """
         check_is_fitted(self)
-        X = _check_X(X, self)
+        X = check_points(X, estimator=self, reset=False)
+        check_dense_size(X.shape[0], self.pitch_.shape[0], "matrix of bins")
         keys = self._keys(X)
         fk = self._fitted_keys
         pos = np.minimum(np.searchsorted(fk, keys), fk.size - 1)

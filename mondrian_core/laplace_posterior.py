@@ -26,7 +26,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.spatial.distance import pdist, squareform
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._validation import as_count, check_points, finite_squares
+from mondrian_core._validation import check_count, check_points, check_real, check_target
 from mondrian_core.errors import InputError
 
 __all__ = ["LaplaceLifetimePosterior", "laplace_lifetime_posterior", "MAX_LAPLACE_POINTS"]
@@ -222,31 +222,24 @@ def laplace_lifetime_posterior(X, y, prior, noise_variance=0.1, prior_variance=1
     MIT Press 2006, Section 5.4 (the marginal likelihood).
     """
     X = check_points(X)
-    y = np.asarray(y, dtype=float).ravel()
+    y = check_target(y, X)
     n = X.shape[0]
-    if y.shape[0] != n:
-        raise InputError(f"y has {y.shape[0]} values but X has {n} rows; give one target "
-                         "value per row.")
-    if not finite_squares(y):
-        raise InputError("y must hold finite values small enough to square (|y| < 1e150).")
     if n > MAX_LAPLACE_POINTS:
         raise InputError(f"The exact Laplace-GP posterior factorises a dense {n:,} x {n:,} "
                          f"matrix per grid point; use at most {MAX_LAPLACE_POINTS:,} points "
                          "(a random subset of the data).")
-    for name, v in (("noise_variance", noise_variance), ("prior_variance", prior_variance)):
-        if not (isinstance(v, (int, float, np.number)) and 0 < v < np.inf):
-            raise InputError(f"{name} must be a positive number, got {v!r}.")
+    s2n = check_real(noise_variance, "noise_variance", strict=True)
+    s2p = check_real(prior_variance, "prior_variance", strict=True)
     if not hasattr(prior, "logpdf") or prior.support()[0] < 0:
         raise InputError("prior must be a frozen scipy.stats distribution on [0, inf).")
     distances = squareform(pdist(X, metric="cityblock")) if n > 1 else np.zeros((1, 1))
     if grid is None:
-        grid = _default_grid(prior, distances, as_count(n_grid, "n_grid"))
+        grid = _default_grid(prior, distances, check_count(n_grid, "n_grid"))
     grid = np.asarray(grid, dtype=float).ravel()
     if grid.size < 3 or not np.all(np.isfinite(grid)) or grid[0] <= 0 or np.any(np.diff(grid) <= 0):
         raise InputError("grid must hold at least 3 increasing positive finite lifetimes.")
 
     lml = np.empty(grid.size)
-    s2n, s2p = float(noise_variance), float(prior_variance)
     with single_blas_thread():
         for i, lam in enumerate(grid):
             K = np.exp(-lam * distances)

@@ -17,44 +17,39 @@ Every sampler here has one interface:
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.ensemble import RandomForestRegressor
-from sklearn.utils.validation import check_array, check_is_fitted
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._validation import as_lifetime, check_random_state
+from mondrian_core._validation import (
+    check_count,
+    check_dense_size,
+    check_is_fitted,
+    check_lifetime,
+    check_points,
+    check_random_state,
+    check_target,
+)
 from mondrian_core.errors import InputError
-from mondrian_core.kernel import check_dense_size, points_message
 from mondrian_core.trees import MAX_TREE_ROWS
 
 __all__ = ["FastClusterPartitions", "RandomForestPartitions", "MondrianPartitions",
            "partition_features"]
 
 
-def _check_positive_int(value, name: str, minimum: int = 1) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
-
-
 #: Largest |x| of input points (float32's range, which scikit-learn's trees use).
 MAX_ABS_X = 1e38
 
 
-def check_partition_points(X, *, min_samples: int = 1, n_partitions: int | None = None) -> np.ndarray:
-    """Finite 2-D points; with ``n_partitions``, refuse more labels than fit in memory."""
-    try:
-        X = check_array(X, dtype=np.float64, ensure_min_samples=min_samples)
-    except ValueError as err:
-        raise InputError(f"Bad input points: {points_message(err)}") from None
-    if X.size and np.abs(X).max() > MAX_ABS_X:
-        raise InputError(f"Bad input points: values above {MAX_ABS_X:g} in absolute value (the "
-                         "Random Forest works in single precision, squared distances overflow); "
-                         "rescale the columns, e.g. standardise them.")
+def check_partition_points(X, estimator, *, reset: bool = False, min_samples: int = 1,
+                           n_partitions: int | None = None) -> np.ndarray:
+    """Points for a partition sampler (or a learner on one) by the one validation layer:
+    finite 2-D float64, ``|x| <= MAX_ABS_X``; with ``n_partitions``, refuse more labels
+    than fit in memory."""
+    X = check_points(X, estimator=estimator, reset=reset, min_samples=min_samples,
+                     max_abs=MAX_ABS_X)
     if n_partitions is not None and n_partitions * X.shape[0] > MAX_TREE_ROWS:
         raise InputError(
             f"{n_partitions:,} partitions of {X.shape[0]:,} points are too many (limit "
@@ -140,18 +135,17 @@ class _PartitionsMixin:
         InputError
             If the points are invalid or the matrix would be too large.
         """
-        check_dense_size(np.shape(X)[0], np.shape(X if Y is None else Y)[0])
         LX = self.labels(X)
+        LY_rows = LX.shape[1] if Y is None else np.shape(Y)[0]
+        check_dense_size(LX.shape[1], LY_rows)
         if Y is None:
             F = partition_features(LX, self.n_labels_)
             K = (F @ F.T).toarray()
         else:
             # one call for both, so that new points of X and Y are placed together
             # (Mondrian partitions extend new points jointly; the others label pointwise)
-            X, Y = check_partition_points(X), check_partition_points(Y)
-            if X.shape[1] != Y.shape[1]:
-                raise InputError(f"X and Y need the same number of features; got "
-                                 f"{X.shape[1]} and {Y.shape[1]}.")
+            X = check_partition_points(X, self)
+            Y = check_partition_points(Y, self)
             n = X.shape[0]
             F = partition_features(self.labels(np.vstack([X, Y])), self.n_labels_)
             K = (F[:n] @ F[n:].T).toarray()
@@ -179,7 +173,7 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
         The number m of independent partitions (>= 1).
     max_level : int, default=8
         The largest level h, in ``[0, 20]``: at most 2**h clusters per partition.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Attributes
@@ -228,11 +222,9 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
         InputError
             If ``X`` or a parameter is invalid, or the labels would not fit in memory.
         """
-        m = _check_positive_int(self.n_partitions, "n_partitions")
-        h = _check_positive_int(self.max_level, "max_level", minimum=0)
-        if h > 20:
-            raise InputError(f"max_level must be at most 20 (2**20 centres), got {h}.")
-        X = check_partition_points(X, n_partitions=m)
+        m = check_count(self.n_partitions, "n_partitions")
+        h = check_count(self.max_level, "max_level", minimum=0, maximum=20)  # 2**20 centres
+        X = check_partition_points(X, self, reset=True, n_partitions=m)
         n, d = X.shape
         rng = check_random_state(self.random_state)
         dims, levels, centres, index = [], np.empty(m, dtype=np.intp), [], []
@@ -249,7 +241,6 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
             centres.append(X[np.ix_(idx, dims[-1])])
         self.dims_, self.levels_, self.centres_, self.centre_index_ = dims, levels, centres, index
         self.n_labels_ = np.array([len(i) for i in index], dtype=np.intp)
-        self.n_features_in_ = d
         return self
 
     def labels(self, X, chunk_size: int = 16384) -> np.ndarray:
@@ -273,10 +264,7 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
             If ``X`` is invalid or has another number of features.
         """
         check_is_fitted(self, "centres_")
-        X = check_partition_points(X)
-        if X.shape[1] != self.n_features_in_:
-            raise InputError(f"X has {X.shape[1]} features; the partitions were fit on "
-                             f"{self.n_features_in_}.")
+        X = check_partition_points(X, self)
         out = np.empty((len(self.centres_), X.shape[0]), dtype=np.intp)
         with single_blas_thread():  # thin products: threads only contend
             self._nearest(X, out, chunk_size)
@@ -351,7 +339,7 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         (Breiman's regression default: a third).
     min_samples_leaf : int, default=1
         Fewest training points in a leaf, as in ``RandomForestRegressor``.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Attributes
@@ -381,6 +369,11 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # the Random Forest kernel is supervised
+        return tags
+
     def fit(self, X, y):
         """Fit the forest on ``(X, y)`` and draw one depth per tree.
 
@@ -401,18 +394,14 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         InputError
             If ``y`` is missing, the data or a forest setting is invalid.
         """
-        m = _check_positive_int(self.n_partitions, "n_partitions")
+        m = check_count(self.n_partitions, "n_partitions")
         if y is None:
-            raise InputError("The Random Forest kernel is supervised: fit needs targets y.")
-        X = check_partition_points(X, min_samples=2, n_partitions=m)
-        y = np.asarray(y, dtype=np.float64).ravel()
-        if y.shape[0] != X.shape[0]:
-            raise InputError(f"y has {y.shape[0]} values for {X.shape[0]} points; give one "
-                             "target value per point.")
-        if not np.all(np.isfinite(y)):
-            raise InputError("y contains NaN or infinite values; remove those rows.")
+            raise InputError("RandomForestPartitions requires y to be passed, but the target y "
+                             "is None: the Random Forest kernel is supervised; give targets y.")
+        X = check_partition_points(X, self, reset=True, min_samples=2, n_partitions=m)
+        y = check_target(y, X, squares=False)  # a forest's splits need no y @ y
         if self.max_level is not None:
-            _check_positive_int(self.max_level, "max_level", minimum=0)
+            check_count(self.max_level, "max_level", minimum=0)
         rng = check_random_state(self.random_state)
         try:
             forest = RandomForestRegressor(
@@ -433,7 +422,6 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
             self.cluster_of_node_.append(ancestors_at_depth(parent, depth, self.depths_[r]))
         self.forest_ = forest
         self.n_labels_ = np.array([e.tree_.node_count for e in forest.estimators_], dtype=np.intp)
-        self.n_features_in_ = X.shape[1]
         return self
 
     def labels(self, X) -> np.ndarray:
@@ -455,10 +443,7 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
             If ``X`` is invalid or has another number of features.
         """
         check_is_fitted(self, "forest_")
-        X = check_partition_points(X)
-        if X.shape[1] != self.n_features_in_:
-            raise InputError(f"X has {X.shape[1]} features; the forest was fit on "
-                             f"{self.n_features_in_}.")
+        X = check_partition_points(X, self)
         X32 = np.ascontiguousarray(X, dtype=np.float32)
         out = np.empty((len(self.cluster_of_node_), X.shape[0]), dtype=np.intp)
         for r, (est, cluster) in enumerate(zip(self.forest_.estimators_, self.cluster_of_node_)):
@@ -488,7 +473,7 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
         The number m of independent Mondrian trees (>= 1).
     lifetime : float, default=1.0
         The lifetime (>= 0, units of inverse ``X``) at which the cells are read.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Attributes
@@ -534,14 +519,13 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
         """
         from mondrian_core.trees import sample_mondrian_trees
 
-        m = _check_positive_int(self.n_partitions, "n_partitions")
-        lifetime = as_lifetime(self.lifetime)
-        X = check_partition_points(X)
+        m = check_count(self.n_partitions, "n_partitions")
+        lifetime = check_lifetime(self.lifetime)
+        X = check_partition_points(X, self, reset=True)
         rng = check_random_state(self.random_state)
         self.trees_ = sample_mondrian_trees(X, m, lifetime, random_state=rng)
         self._apply_seed = int(rng.integers(2**31 - 1))
         self.n_labels_ = np.full(m, self.trees_.n_nodes, dtype=np.intp)
-        self.n_features_in_ = X.shape[1]
         return self
 
     def labels(self, X) -> np.ndarray:
@@ -563,7 +547,7 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
             point).
         """
         check_is_fitted(self, "trees_")
-        X = check_partition_points(X)
+        X = check_partition_points(X, self)
         # one joint conditional Mondrian draw for all rows: new rows that share a new
         # cell share a label, so the kernel between new rows is right too
         nodes, new_cell = self.trees_.extend_jointly(X, random_state=self._apply_seed)

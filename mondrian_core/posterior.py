@@ -22,6 +22,7 @@ import numpy as np
 from scipy import optimize, stats
 from scipy.special import logsumexp
 
+from mondrian_core._validation import check_fraction, check_real
 from mondrian_core.errors import InputError
 
 __all__ = ["LifetimePosterior", "lifetime_posterior", "make_prior"]
@@ -51,16 +52,13 @@ def make_prior(kind: str, **params):
     """
     try:
         if kind == "exponential":
-            mean = float(params["mean"])
-            _positive(mean=mean)
+            mean = _positive(params, "mean")
             return stats.expon(scale=mean)
         if kind == "gamma":
-            shape, mean = float(params["shape"]), float(params["mean"])
-            _positive(shape=shape, mean=mean)
+            shape, mean = _positive(params, "shape"), _positive(params, "mean")
             return stats.gamma(shape, scale=mean / shape)
         if kind == "log-uniform":
-            low, high = float(params["low"]), float(params["high"])
-            _positive(low=low, high=high)
+            low, high = _positive(params, "low"), _positive(params, "high")
             if not low < high:
                 raise InputError(f"The log-uniform prior needs low < high, got {low:g} >= {high:g}.")
             return stats.loguniform(low, high)
@@ -69,10 +67,8 @@ def make_prior(kind: str, **params):
     raise InputError(f"Unknown prior {kind!r}; choose exponential, gamma or log-uniform.")
 
 
-def _positive(**values):
-    for name, v in values.items():
-        if not (np.isfinite(v) and v > 0):
-            raise InputError(f"The prior's {name} must be a positive number, got {v:g}.")
+def _positive(params, name) -> float:
+    return check_real(params[name], f"The prior's {name}", strict=True)
 
 
 def _log_mass(prior, a, b):
@@ -226,8 +222,7 @@ class LifetimePosterior:
         InputError
             If ``q`` is not in ``(0, 1)``.
         """
-        if not 0.0 < q < 1.0:
-            raise InputError(f"A quantile level must be in (0, 1), got {q}.")
+        q = check_fraction(q, "A quantile level")
         cum = np.cumsum(self.interval_mass)
         c = int(min(np.searchsorted(cum, q, side="left"), cum.size - 1))
         before = cum[c - 1] if c > 0 else 0.0
@@ -261,8 +256,7 @@ class LifetimePosterior:
         InputError
             If ``level`` is not in ``(0, 1)``.
         """
-        if not 0.0 < level < 1.0:
-            raise InputError(f"The credible level must be in (0, 1), got {level}.")
+        level = check_fraction(level, "The credible level")
         return self.quantile((1 - level) / 2), self.quantile((1 + level) / 2)
 
     def density(self, grid) -> np.ndarray:

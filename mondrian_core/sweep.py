@@ -52,7 +52,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
-from mondrian_core._validation import as_count, check_random_state, finite_squares, round_down
+from mondrian_core._validation import (
+    check_count,
+    check_lifetime,
+    check_points,
+    check_random_state,
+    check_real,
+    check_target,
+    round_down,
+)
 from mondrian_core.errors import InputError
 from mondrian_core.process import max_lifetime
 
@@ -107,7 +115,7 @@ def place_points(trees, X, random_state=None) -> Placement:
         The fitted trees.
     X : array-like of shape (n, D)
         The new points.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         Seeds the exponential clocks (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -270,10 +278,10 @@ class LifetimePath:
         Raises
         ------
         InputError
-            If ``lifetime`` lies outside ``[0, terminal_lifetime]``.
+            If ``lifetime`` is not a number in ``[0, terminal_lifetime]``.
         """
-        lifetime = float(lifetime)
-        if not 0.0 <= lifetime <= self.terminal_lifetime:
+        lifetime = check_lifetime(lifetime)
+        if lifetime > self.terminal_lifetime:
             raise InputError(
                 f"lifetime must be in [0, {self.terminal_lifetime:g}] (the terminal "
                 f"lifetime of the sweep), got {lifetime:g}.")
@@ -439,13 +447,6 @@ def _indicator(nodes, alive, n_nodes):
     return sp.csr_matrix((np.ones(rows.size), (rows, nodes[alive])), shape=(n, n_nodes))
 
 
-def _check_target(y, name):
-    """Finite targets whose squares do not overflow (the likelihood needs y^T y)."""
-    if not finite_squares(y):
-        raise InputError(f"{name} contains NaN or infinite values, or values too large to square "
-                         "(|y| > 1e150); clean or rescale the data first.")
-
-
 def _singular(s2n, s2p):
     return InputError(
         f"The noise variance {s2n:g} is too small next to the weight prior variance {s2p:g}: "
@@ -454,17 +455,8 @@ def _singular(s2n, s2p):
 
 
 def _as_2d(X, n_features, name):
-    try:
-        X = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must hold numbers only; remove text columns.") from None
-    if X.ndim == 1:
-        X = X[:, None]
-    if X.ndim != 2 or X.shape[1] != n_features:
-        raise InputError(f"{name} must have shape (n, {n_features}); got {X.shape}.")
-    if not np.isfinite(X).all():
-        raise InputError(f"{name} contains NaN or infinite values; clean the data first.")
-    return np.ascontiguousarray(X)
+    """Points by the one validation layer, C-contiguous (the walks read rows)."""
+    return np.ascontiguousarray(check_points(X, name, n_features=n_features))
 
 
 def _node_points(trees, nodes):
@@ -503,7 +495,7 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     noise_variance, prior_variance : float, default=0.1 and 1.0
         ``sigma_n^2`` and ``sigma_w^2`` (ridge penalty ``sigma_n^2 / sigma_w^2``, at
         least ``MIN_NOISE_RATIO``).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`); the
         trees are those of ``MondrianFeatures`` with the same seed.
     block_size : int, optional
@@ -531,28 +523,17 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     """
     from mondrian_core.trees import sample_mondrian_trees
 
-    X_train = _as_2d(X_train, np.shape(X_train)[1] if np.ndim(X_train) == 2 else 1, "X_train")
+    X_train = np.ascontiguousarray(check_points(X_train, "X_train", min_samples=2))
     D = X_train.shape[1]
-    y = np.asarray(y_train, dtype=float).ravel()
-    if y.shape[0] != X_train.shape[0]:
-        raise InputError(f"y_train has {y.shape[0]} values but X_train has {X_train.shape[0]} rows; "
-                         "give one target value per row.")
-    if X_train.shape[0] < 2:
-        raise InputError("Need at least 2 training points.")
-    _check_target(y, "y_train")
+    y = check_target(y_train, X_train, "y_train")
     has_val = X_val is not None and y_val is not None
     if has_val:
         X_val = _as_2d(X_val, D, "X_val")
-        y_val = np.asarray(y_val, dtype=float).ravel()
-        if y_val.shape[0] != X_val.shape[0]:
-            raise InputError("y_val and X_val have different numbers of rows; give one target "
-                             "value per row.")
-        _check_target(y_val, "y_val")
+        y_val = check_target(y_val, X_val, "y_val")
     for name, v in (("terminal_lifetime", terminal_lifetime), ("noise_variance", noise_variance),
                     ("prior_variance", prior_variance)):
-        if not (isinstance(v, (int, float, np.number)) and 0 < v < np.inf):
-            raise InputError(f"{name} must be a positive number, got {v!r}.")
-    M, N = as_count(n_trees, "n_trees"), X_train.shape[0]
+        check_real(v, name, strict=True)
+    M, N = check_count(n_trees, "n_trees"), X_train.shape[0]
     s2n, s2p = float(noise_variance), float(prior_variance)
     if s2n < MIN_NOISE_RATIO * s2p:
         raise _singular(s2n, s2p)

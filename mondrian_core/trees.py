@@ -23,8 +23,8 @@ from functools import cached_property
 import numpy as np
 
 from mondrian_core._validation import (
-    as_count,
-    as_lifetime,
+    check_count,
+    check_lifetime,
     check_points,
     check_random_state,
     round_down,
@@ -227,8 +227,8 @@ class MondrianTrees:
     def _check_time(self, time) -> float:
         if time is None:
             return float(self.lifetime)
-        time = float(time)
-        if not (0.0 <= time <= self.lifetime):
+        time = check_lifetime(time, "time")
+        if time > self.lifetime:
             raise InputError(
                 f"time must lie in [0, {self.lifetime:g}] (the terminal lifetime); got {time:g}."
             )
@@ -338,7 +338,7 @@ class MondrianTrees:
             The points to place.
         time : float in [0, lifetime], optional
             The time at which to read the partition; default the terminal lifetime.
-        random_state : int, numpy.random.Generator or None, default=None
+        random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
             Seeds the exponential clocks (see
             :func:`~mondrian_core.check_random_state`).
 
@@ -361,12 +361,7 @@ class MondrianTrees:
         Roy and Teh (2009), "The Mondrian Process". Lakshminarayanan, Roy and Teh
         (2014), "Mondrian Forests: Efficient Online Random Forests".
         """
-        X_new = check_points(X_new, "X_new")
-        if X_new.shape[1] != self.n_features_in:
-            raise InputError(
-                f"X_new has {X_new.shape[1]} features but the trees were grown on "
-                f"{self.n_features_in}."
-            )
+        X_new = check_points(X_new, "X_new", n_features=self.n_features_in)
         time = self._check_time(time)
         seed = np.uint64(check_random_state(random_state).integers(2**63))
         point_hash = row_hash(X_new)
@@ -810,7 +805,7 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
         Number of independent trees.
     lifetime : float >= 0
         Terminal lifetime, in units of inverse ``X``.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -832,8 +827,8 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
     (2014), "Mondrian Forests: Efficient Online Random Forests".
     """
     X = check_points(X)
-    n_trees = as_count(n_trees, "n_trees")
-    lifetime = as_lifetime(lifetime)
+    n_trees = check_count(n_trees, "n_trees")
+    lifetime = check_lifetime(lifetime)
     check_tree_budget(X, n_trees, lifetime)
     rng = check_random_state(random_state)
     n, dim = X.shape

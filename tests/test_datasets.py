@@ -143,7 +143,7 @@ def test_ou_fast_path_equals_the_plain_recursion(lifetime):
     """The vectorised, block-restarted sampler equals the obvious loop on the same normals
     (lifetime 3000 on [0, 1] forces six blocks of the cumulative-sum restart)."""
     x = np.random.default_rng(1).random(400)
-    F = ds.laplace_gp_sample(x, lifetime, n_draws=3, random_state=9, method="ou")
+    F = ds.laplace_gp_sample(x[:, None], lifetime, n_draws=3, random_state=9, method="ou")
     e = np.random.default_rng(9).standard_normal((3, x.size))  # same stream, sorted order
     order = np.argsort(x, kind="stable")
     xs = x[order]

@@ -1,7 +1,7 @@
 """Data sets for the pages: seeded synthetic generators, bundled real sets, user CSVs.
 
 Everything returns a :class:`Dataset`. Synthetic generators take ``random_state``
-(``None``, ``int`` or :class:`numpy.random.Generator`) and draw only from
+(``None``, ``int``, :class:`numpy.random.Generator` or ``RandomState``) and draw only from
 :func:`mondrian_core.check_random_state`: same seed, same data.
 
 * :func:`uniform_box` - points uniform in a box (no target).

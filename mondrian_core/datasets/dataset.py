@@ -173,7 +173,7 @@ def train_val_test_split(dataset: Dataset, fractions=(0.6, 0.2, 0.2), random_sta
     fractions : sequence of float, default=(0.6, 0.2, 0.2)
         2 or 3 positive fractions summing to 1; each part gets a rounded size (at
         least one row), the first part the rest.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     return_indices : bool, default=False
         Return sorted row indices instead of data sets.

@@ -1,7 +1,8 @@
 """Seeded synthetic data sets: a Laplace-GP draw with a known lifetime, toy sets for the pages.
 
-Every generator takes ``random_state`` (``None``, ``int``, ``Generator``) and draws
-only from :func:`mondrian_core.check_random_state`: same seed, same data.
+Every generator takes ``random_state`` (``None``, ``int``, ``Generator`` or
+``RandomState``) and draws only from :func:`mondrian_core.check_random_state`: same
+seed, same data.
 """
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from mondrian_core._validation import (
-    check_nonnegative,
+    check_box,
+    check_count,
+    check_points,
     check_random_state,
-    check_sample_count,
-    check_strict_box,
+    check_real,
 )
 from mondrian_core.datasets.dataset import Dataset
 from mondrian_core.errors import InputError
@@ -36,7 +38,7 @@ def uniform_box(n, lower=(0.0, 0.0), upper=(1.0, 1.0), random_state=None) -> Dat
         Number of points, at most ``MAX_SYNTHETIC_POINTS``.
     lower, upper : sequence of float, default=(0, 0) and (1, 1)
         The box, with ``lower < upper`` in every dimension.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -49,8 +51,8 @@ def uniform_box(n, lower=(0.0, 0.0), upper=(1.0, 1.0), random_state=None) -> Dat
     InputError
         If an argument is invalid or asks for too many points.
     """
-    n = check_sample_count(n)
-    lower, upper = check_strict_box(lower, upper)
+    n = check_count(n, "n", maximum=MAX_SYNTHETIC_POINTS)
+    lower, upper = check_box(lower, upper, strict=True)
     rng = check_random_state(random_state)
     X = _uniform(rng, n, lower, upper)
     return Dataset(X=X, y=None, name="uniform box", task="none",
@@ -74,7 +76,7 @@ def laplace_gp_sample(X, lifetime, n_draws=1, random_state=None, method="auto") 
         of inverse ``X``.
     n_draws : int, default=1
         Number of independent functions.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     method : {"auto", "ou", "cholesky"}
         ``"ou"`` (1-D only): the Ornstein-Uhlenbeck recursion on sorted x,
@@ -95,13 +97,9 @@ def laplace_gp_sample(X, lifetime, n_draws=1, random_state=None, method="auto") 
         If an argument is invalid, the method does not fit the dimension, or the
         Cholesky method is asked for more than ``MAX_GP_POINTS`` points.
     """
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim == 1:
-        X = X[:, None]
-    if X.ndim != 2 or not np.all(np.isfinite(X)):
-        raise InputError("X must be a finite 2-D array of shape (N, D).")
-    lifetime = check_nonnegative(lifetime, "lifetime")
-    n_draws = check_sample_count(n_draws, "n_draws")
+    X = check_points(X)
+    lifetime = check_real(lifetime, "lifetime")
+    n_draws = check_count(n_draws, "n_draws", maximum=MAX_SYNTHETIC_POINTS)
     rng = check_random_state(random_state)
     n, d = X.shape
     if method == "auto":
@@ -198,7 +196,7 @@ def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
         The kernel's inverse length scale (>= 0), in units of inverse ``X``.
     noise_std : float, default=0.1
         Standard deviation of the Gaussian noise added to f (>= 0).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     lower, upper : float or sequence of float, default=0.0 and 1.0
         The box of the inputs.
@@ -218,11 +216,11 @@ def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     sec. 3.
     """
-    n = check_sample_count(n)
-    n_dims = check_sample_count(n_dims, "n_dims")
-    lifetime = check_nonnegative(lifetime, "lifetime")
-    noise_std = check_nonnegative(noise_std, "noise_std")
-    lower, upper = check_strict_box(lower, upper, n_dims)
+    n = check_count(n, "n", maximum=MAX_SYNTHETIC_POINTS)
+    n_dims = check_count(n_dims, "n_dims", maximum=MAX_SYNTHETIC_POINTS)
+    lifetime = check_real(lifetime, "lifetime")
+    noise_std = check_real(noise_std, "noise_std")
+    lower, upper = check_box(lower, upper, strict=True, n_dims=n_dims)
     if lower.size != n_dims:
         raise InputError(f"The box has {lower.size} dimensions but n_dims = {n_dims}.")
     if n_dims > 1 and n > MAX_GP_POINTS:
@@ -277,7 +275,7 @@ def toy_jumps_1d(n=150, noise_std=0.15, random_state=None) -> Dataset:
         Number of points (>= 2).
     noise_std : float, default=0.15
         Standard deviation of the Gaussian noise (>= 0).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -295,8 +293,8 @@ def toy_jumps_1d(n=150, noise_std=0.15, random_state=None) -> Dataset:
     Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
     data from random partitions", Figure 1.
     """
-    n = check_sample_count(n, minimum=2)
-    noise_std = check_nonnegative(noise_std, "noise_std")
+    n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
+    noise_std = check_real(noise_std, "noise_std")
     rng = check_random_state(random_state)
     # uniform on [0, 0.6) U [0.7, 1] (length 0.9): shift the draws above 0.6 by 0.1
     u = 0.9 * rng.random(n)
@@ -324,7 +322,7 @@ def two_moons(n=300, noise=0.15, random_state=None) -> Dataset:
         Number of points (>= 2).
     noise : float, default=0.15
         Standard deviation of the Gaussian noise added to the inputs (>= 0).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -339,8 +337,8 @@ def two_moons(n=300, noise=0.15, random_state=None) -> Dataset:
     """
     from sklearn.datasets import make_moons
 
-    n = check_sample_count(n, minimum=2)
-    noise = check_nonnegative(noise, "noise")
+    n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
+    noise = check_real(noise, "noise")
     rng = check_random_state(random_state)
     X, y = make_moons(n_samples=n, noise=noise, random_state=_sklearn_seed(rng))
     return Dataset(X=X, y=y, name="two moons", task="classification",
@@ -359,7 +357,7 @@ def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
         Standard deviation of the Gaussian noise added to the inputs (>= 0).
     turns : float, default=1.5
         Turns of each spiral, in (0, 5].
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -372,11 +370,9 @@ def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
     InputError
         If an argument is invalid or asks for too many points.
     """
-    n = check_sample_count(n, minimum=2)
-    noise = check_nonnegative(noise, "noise")
-    turns = float(turns)
-    if not 0 < turns <= 5:
-        raise InputError(f"turns must be in (0, 5], got {turns}.")
+    n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
+    noise = check_real(noise, "noise")
+    turns = check_real(turns, "turns", strict=True, maximum=5.0)
     rng = check_random_state(random_state)
     y = np.arange(n) % 2
     t = np.sqrt(rng.random(n))  # uniform along the area, radius in (0, 1]
@@ -399,7 +395,7 @@ def xor_blobs(n=300, noise=0.1, random_state=None) -> Dataset:
     noise : float, default=0.1
         Standard deviation of the Gaussian noise added to the inputs after labelling
         (>= 0).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -412,8 +408,8 @@ def xor_blobs(n=300, noise=0.1, random_state=None) -> Dataset:
     InputError
         If an argument is invalid or asks for too many points.
     """
-    n = check_sample_count(n, minimum=2)
-    noise = check_nonnegative(noise, "noise")
+    n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
+    noise = check_real(noise, "noise")
     rng = check_random_state(random_state)
     Z = rng.uniform(-1.0, 1.0, size=(n, 2))
     y = (Z[:, 0] * Z[:, 1] > 0).astype(np.int64)
@@ -455,7 +451,7 @@ def regression_surface_2d(n=400, noise_std=0.1, random_state=None) -> Dataset:
         Number of points.
     noise_std : float, default=0.1
         Standard deviation of the Gaussian noise (>= 0).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -468,8 +464,8 @@ def regression_surface_2d(n=400, noise_std=0.1, random_state=None) -> Dataset:
     InputError
         If an argument is invalid or asks for too many points.
     """
-    n = check_sample_count(n)
-    noise_std = check_nonnegative(noise_std, "noise_std")
+    n = check_count(n, "n", maximum=MAX_SYNTHETIC_POINTS)
+    noise_std = check_real(noise_std, "noise_std")
     rng = check_random_state(random_state)
     X = rng.random((n, 2))
     f = regression_surface_function(X)

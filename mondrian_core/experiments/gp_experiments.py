@@ -25,7 +25,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct, WhiteKernel
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._validation import check_random_state
+from mondrian_core._validation import check_counts, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.gp import PartitionGP, PartitionKernelPCA, cg_residual_history
 from mondrian_core.partition_algebra import PartitionAlgebra
@@ -59,7 +59,7 @@ def make_partitions(kind: str, n_partitions: int, max_level: int, random_state=N
         Number of partitions m.
     max_level : int or None
         The largest level h (unused by the Mondrian kernel).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     lifetime : float, default=10.0
         The Mondrian kernel's lifetime (unused by the others).
@@ -105,7 +105,7 @@ def fitted_partitions(kind, X, y, *, n_partitions=100, max_level=6, lifetime=10.
         The largest level h (Random Forest depth, Fast Cluster 2**h centres).
     lifetime : float, default=10.0
         The Mondrian kernel's lifetime (units of inverse ``X``).
-    random_state : int, numpy.random.Generator or None, default=0
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=0
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -136,7 +136,7 @@ def fit_baseline_gp(X, y, kind: str = "RBF", random_state=None, n_restarts: int 
     kind : {"RBF", "RBF-ARD", "Linear"}, default="RBF"
         One length scale, one per dimension, or a DotProduct kernel; each times a
         ConstantKernel amplitude, plus a WhiteKernel noise.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         Seeds the optimiser's restarts.
     n_restarts : int, default=2
         Random restarts of the optimiser.
@@ -256,7 +256,7 @@ def posterior_curves(kind, X, y, grid, *, n_partitions=100, max_level=6, noise_v
         Posterior samples to draw.
     lifetime : float, default=10.0
         The Mondrian kernel's lifetime (units of inverse ``X``).
-    random_state : int, numpy.random.Generator or None, default=0
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=0
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     partitions : fitted partition sampler, optional
         Used instead of drawing one (shared between views).
@@ -331,7 +331,7 @@ def sorted_kernel_matrix(kind, X, y, *, n_partitions=100, max_level=6, lifetime=
         The largest level h (Random Forest depth, Fast Cluster 2**h centres).
     lifetime : float, default=10.0
         The Mondrian kernel's lifetime (units of inverse ``X``).
-    random_state : int, numpy.random.Generator or None, default=0
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=0
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     max_points : int, default=300
         At most this many points (a seeded random subset) are shown.
@@ -373,7 +373,7 @@ def cg_histories(kind, X, y, *, n_partitions=100, max_level=6, noise_variance=0.
         The shift s (standardised y).
     lifetime : float, default=10.0
         The Mondrian kernel's lifetime (units of inverse ``X``).
-    random_state : int, numpy.random.Generator or None, default=0
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=0
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     tol : float, default=1e-8
         CG's relative tolerance.
@@ -434,7 +434,7 @@ def compare_kernels(X_train, y_train, X_test, y_test, kernels, *, n_partitions=2
         The Mondrian kernel's candidate lifetimes.
     n_restarts : int, default=1
         Optimiser restarts of the baselines.
-    random_state : int, numpy.random.Generator or None, default=0
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=0
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     progress : callable, optional
         Called as ``progress(fraction, text)`` after each kernel.
@@ -501,7 +501,7 @@ def kernel_pca_embeddings(X, y, *, n_partitions=100, max_level=None, random_stat
     max_level : int or None, default=None
         The largest level h; None: 8 for Fast Cluster and each tree's depth for
         Random Forest.
-    random_state : int, numpy.random.Generator or None, default=0
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=0
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -547,7 +547,7 @@ def partition_count_curves(X_train, y_train, X_test, y_test, counts,
         Numbers of partitions m (>= 1).
     kernels : sequence of str, default=("Random Forest", "Fast Cluster")
         Partition kernels.
-    random_state : int, numpy.random.Generator or None, default=0
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=0
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     progress : callable, optional
         Called as ``progress(fraction, text)`` after each m.
@@ -578,9 +578,7 @@ def partition_count_curves(X_train, y_train, X_test, y_test, counts,
     Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
     data from random partitions".
     """
-    counts = np.asarray(counts, dtype=int)
-    if counts.ndim != 1 or counts.size == 0 or counts.min() < 1:
-        raise InputError("counts must be a non-empty list of partition numbers m >= 1.")
+    counts = check_counts(counts, "counts (partition numbers m)")
     fields = ("test_log_lik", "mse", "noise_variance", "mean_sq_z")
     out = {k: {"m": counts, **{f: np.empty(counts.size) for f in fields}} for k in kernels}
     for j, m in enumerate(counts):

@@ -25,7 +25,14 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 
-from mondrian_core._validation import check_random_state
+from mondrian_core._validation import (
+    check_count,
+    check_counts,
+    check_points,
+    check_random_state,
+    check_real,
+    check_target,
+)
 from mondrian_core.errors import InputError
 from mondrian_core.kernel import (
     MondrianFeatures,
@@ -75,13 +82,6 @@ MAX_POINTS_ERROR = 1000  # N x N x count boolean arrays stay below ~50 MB per ch
 MAX_TRAIN_EXACT = 5000  # exact kernel ridge: an N x N Cholesky
 
 
-def _check_counts(counts) -> np.ndarray:
-    counts = np.unique(np.asarray(counts, dtype=np.int64).reshape(-1))
-    if counts.size == 0 or counts[0] < 1:
-        raise InputError("feature counts must be positive integers.")
-    return counts
-
-
 def _block_cumulative(cols_a, cols_b, counts):
     """Yield (m, K_m) with K_m[i, j] = fraction of the first m blocks shared."""
     n_a, n_b = cols_a.shape[0], cols_b.shape[0]
@@ -113,7 +113,7 @@ def cumulative_kernels(method, X, Y, lifetime, counts, random_state=None):
         The Laplace kernel's inverse width (units of inverse ``X``).
     counts : sequence of int
         Numbers of trees / grids / frequencies (positive).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Yields
@@ -128,7 +128,7 @@ def cumulative_kernels(method, X, Y, lifetime, counts, random_state=None):
     InputError
         If the method is unknown or a count is not positive.
     """
-    counts = _check_counts(counts)
+    counts = check_counts(counts, "feature counts")
     top = int(counts[-1])
     rng = check_random_state(random_state)
     same = Y is None
@@ -232,7 +232,7 @@ def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
         Independent repetitions (>= 1).
     methods : sequence of str, default=METHODS
         The feature maps to compare.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     progress : callable, optional
         Called as ``progress(fraction, text)`` after each method and repetition.
@@ -252,15 +252,11 @@ def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     UAI, sec. 8.1.
     """
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[0] < 2:
-        raise InputError("Figure 5 needs at least 2 points.")
+    X = check_points(X, min_samples=2)
     if X.shape[0] > MAX_POINTS_ERROR:
         raise InputError(f"Figure 5 compares all pairs; use at most {MAX_POINTS_ERROR} points.")
-    n_repeats = int(n_repeats)
-    if n_repeats < 1:
-        raise InputError("n_repeats must be at least 1.")
-    counts = _check_counts(counts)
+    n_repeats = check_count(n_repeats, "n_repeats")
+    counts = check_counts(counts, "feature counts")
     rng = check_random_state(random_state)
     K = laplace_kernel(X, lifetime=lifetime)
     iu = np.triu_indices(X.shape[0], k=1)
@@ -439,7 +435,7 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
         The ridge penalty (> 0).
     methods : sequence of str, default=METHODS
         The feature maps to compare.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     progress : callable, optional
         Called as ``progress(fraction, text)`` after each method and repetition.
@@ -461,21 +457,19 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     UAI, sec. 8.1.
     """
-    X_train = np.asarray(X_train, dtype=float)
-    X_test = np.asarray(X_test, dtype=float)
-    y_train = np.asarray(y_train, dtype=float).reshape(-1)
-    y_test = np.asarray(y_test, dtype=float).reshape(-1)
-    if X_train.shape[0] < 2 or X_test.shape[0] < 1:
-        raise InputError("Figure 6 needs at least 2 training and 1 test point.")
+    X_train = check_points(X_train, "X_train", min_samples=2)
+    X_test = check_points(X_test, "X_test", n_features=X_train.shape[1])
+    y_train = check_target(y_train, X_train, "y_train")
+    y_test = check_target(y_test, X_test, "y_test")
     if X_train.shape[0] > MAX_TRAIN_EXACT:
         raise InputError(f"Use at most {MAX_TRAIN_EXACT} training points here.")
-    ridge = float(ridge)
-    if not ridge > 0:
-        raise InputError("The ridge penalty must be positive.")
-    counts = _check_counts(counts)
+    ridge = check_real(ridge, "The ridge penalty", strict=True)
+    if max_train is not None:
+        max_train = check_count(max_train, "max_train", minimum=2)
+    counts = check_counts(counts, "feature counts")
     rng = check_random_state(random_state)
-    if max_train is not None and X_train.shape[0] > int(max_train):
-        keep = np.sort(rng.choice(X_train.shape[0], size=int(max_train), replace=False))
+    if max_train is not None and X_train.shape[0] > max_train:
+        keep = np.sort(rng.choice(X_train.shape[0], size=max_train, replace=False))
         X_train, y_train = X_train[keep], y_train[keep]
 
     def rmse(pred):
@@ -514,7 +508,7 @@ def laplace_link_pairs(X, lifetime, n_trees, n_pairs=300, random_state=None):
         Number of Mondrian trees.
     n_pairs : int, default=300
         Random pairs (i < j) to compare (all pairs if there are fewer).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -570,7 +564,7 @@ def kernel_slice(lifetime, counts, x0=(0.5, 0.5), n_grid=301, random_state=None)
         The reference point.
     n_grid : int, default=301
         Grid points on the line (>= 2).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -588,9 +582,7 @@ def kernel_slice(lifetime, counts, x0=(0.5, 0.5), n_grid=301, random_state=None)
         If ``n_grid < 2``.
     """
     x0 = np.asarray(x0, dtype=float).reshape(-1)
-    n_grid = int(n_grid)
-    if n_grid < 2:
-        raise InputError("The slice needs at least 2 grid points.")
+    n_grid = check_count(n_grid, "n_grid (grid points of the slice)", minimum=2)
     s = np.linspace(0.0, 1.0, n_grid)
     line = np.repeat(x0[None], n_grid, axis=0)
     line[:, 0] = s

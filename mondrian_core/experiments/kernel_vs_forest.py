@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 
+from mondrian_core._validation import check_points, check_real, check_target
 from mondrian_core.errors import InputError
 
 
@@ -251,16 +252,13 @@ def _features(X_train, n_trees, terminal, random_state):
 
 
 def _check(X_train, y_train, X_test, y_test, noise_variance, prior_variance):
-    X_train, X_test = np.asarray(X_train, float), np.asarray(X_test, float)
-    y_train, y_test = np.asarray(y_train, float).ravel(), np.asarray(y_test, float).ravel()
-    if X_train.ndim != 2 or X_test.ndim != 2 or X_train.shape[1] != X_test.shape[1]:
-        raise InputError("X_train and X_test must be 2-D with the same number of columns.")
-    if len(y_train) != len(X_train) or len(y_test) != len(X_test):
-        raise InputError("X and y must have the same number of rows.")
-    if len(X_train) < 2:
-        raise InputError("need at least 2 training points.")
-    if not (noise_variance > 0 and prior_variance > 0):
-        raise InputError("noise_variance and prior_variance must be positive.")
+    """Training and test data and the two variances, by the one validation layer."""
+    X_train = check_points(X_train, "X_train", min_samples=2)
+    X_test = check_points(X_test, "X_test", n_features=X_train.shape[1])
+    y_train = check_target(y_train, X_train, "y_train")
+    y_test = check_target(y_test, X_test, "y_test")
+    check_real(noise_variance, "noise_variance", strict=True)
+    check_real(prior_variance, "prior_variance", strict=True)
     return X_train, y_train, X_test, y_test
 
 
@@ -285,7 +283,7 @@ def kernel_vs_forest_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=5
         Number of Mondrian trees M.
     noise_variance, prior_variance : float, default=0.1 and 1.0
         Both positive; the ridge penalty is their ratio.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -348,7 +346,7 @@ def kernel_forest_weights(X_train, y_train, X_test, y_test, lifetime, n_trees=50
         Number of Mondrian trees M.
     noise_variance, prior_variance : float, default=0.1 and 1.0
         Both positive; the ridge penalty is their ratio.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     terminal_lifetime : float, optional
         The lifetime the Mondrians are sampled to; default ``lifetime``.

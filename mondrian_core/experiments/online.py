@@ -140,7 +140,7 @@ def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, li
         Trees per forest.
     lifetime : float, default=5.0
         The Mondrian forest's lifetime (units of inverse ``X``).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -246,7 +246,7 @@ def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, 
         Trees per forest.
     lifetime : float, default=5.0
         The Mondrian forest's lifetime.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns

@@ -272,7 +272,7 @@ def figure8_traces(path, X, y, X_val, y_val, n_trees, noise_variance=0.1, prior_
         The ridge penalty is their ratio.
     max_evals : int, default=12
         The most lifetimes each retrained search tries.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         Seeds the retrained feature maps.
     progress : callable, optional
         Called with the fraction done as the retrained searches go.

@@ -66,13 +66,19 @@ UAI 2016, section 6 and Proposition 5 (``papers/000``, ``papers/001``).
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
-from mondrian_core._validation import check_points, check_random_state, finite_squares
+from mondrian_core._validation import (
+    check_choice,
+    check_count,
+    check_is_fitted,
+    check_lifetime,
+    check_points,
+    check_random_state,
+    check_real,
+    check_target,
+)
 from mondrian_core.errors import InputError
 from mondrian_core.forest.tree_store import (
     TreeStore,
@@ -86,27 +92,15 @@ from mondrian_core.forest.tree_store import (
 MAX_ONLINE_UPDATES = 2_000_000
 
 
-def _validate_X(X, n_features=None, name="X"):
-    try:
-        X = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise InputError(f"{name} must be numeric: {err}") from None
-    X = check_points(X, name)
-    if n_features is not None and X.shape[1] != n_features:
-        raise InputError(f"{name} has {X.shape[1]} features but the forest was fitted on "
-                         f"{n_features}.")
-    return X
-
-
-def _check_params(est):
-    if not isinstance(est.n_estimators, numbers.Integral) or est.n_estimators < 1:
-        raise InputError(f"n_estimators must be a positive integer, got {est.n_estimators!r}.")
-    if not (isinstance(est.lifetime, numbers.Real) and 0 <= est.lifetime < np.inf):
-        raise InputError(f"lifetime must be a finite number >= 0, got {est.lifetime!r}.")
-
-
 class _MondrianForestBase(BaseEstimator):
     """Shared batch/online machinery (trees in a :class:`TreeStore`)."""
+
+    def _check_params(self) -> tuple[int, float]:
+        return (check_count(self.n_estimators, "n_estimators"),
+                check_lifetime(self.lifetime))
+
+    def _check_X(self, X, reset: bool) -> np.ndarray:
+        return check_points(X, estimator=self, reset=reset)
 
     def _point_stats(self, y):  # (N, n_stats)
         raise NotImplementedError
@@ -205,7 +199,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
     lifetime : float, default=1.0
         Lifetime lambda of the Mondrian processes (inverse length scale, units of
         inverse ``X``), finite and >= 0; larger lifetimes give finer trees.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         Randomness of the trees and of their online extensions (see
         :func:`~mondrian_core.check_random_state`).
     noise_variance : float or None, default=None
@@ -264,23 +258,13 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
     def _point_stats(self, y):
         return np.column_stack([np.ones_like(y), y])
 
-    def _check(self, X, y, n_features=None):
-        _check_params(self)
-        if self.smoothing not in ("hierarchical", "none"):
-            raise InputError(f"smoothing must be 'hierarchical' or 'none', got {self.smoothing!r}.")
+    def _check(self, X, y, reset=True):
+        self._check_params()
+        check_choice(self.smoothing, "smoothing", ("hierarchical", "none"))
         for name in ("noise_variance", "prior_variance"):
-            v = getattr(self, name)
-            if v is not None and not (isinstance(v, numbers.Real) and v > 0):
-                raise InputError(f"{name} must be a positive number or None, got {v!r}.")
-        X = _validate_X(X, n_features)
-        y = np.asarray(y, dtype=float).ravel()
-        if y.shape[0] != X.shape[0]:
-            raise InputError(f"X has {X.shape[0]} rows but y has {y.shape[0]} values; give one "
-                             "target value per row.")
-        if not finite_squares(y):
-            raise InputError("y contains NaN or infinite values, or values too large to square "
-                             "(|y| > 1e150); remove those rows or rescale y.")
-        return X, y
+            check_real(getattr(self, name), name, strict=True, allow_none=True)
+        X = self._check_X(X, reset)
+        return X, check_target(y, X, estimator=self)
 
     def _update_moments(self, y, reset):
         n0, s0, q0 = (0, 0.0, 0.0) if reset else (self._n_seen, self._sum_y, self._sum_y2)
@@ -312,6 +296,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         X, y = self._check(X, y)
         self._fit_trees(X, y)
         self._update_moments(y, reset=True)
+        self._node_posterior()
         return self
 
     def partial_fit(self, X, y):
@@ -339,9 +324,10 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
             ``MAX_ONLINE_UPDATES``.
         """
         fitted = hasattr(self, "trees_")
-        X, y = self._check(X, y, self.n_features_in_ if fitted else None)
+        X, y = self._check(X, y, reset=not fitted)
         self._partial_fit_trees(X, y)
         self._update_moments(y, reset=not fitted)
+        self._node_posterior()
         return self
 
     # ------------------------------------------------------------ posterior
@@ -352,12 +338,18 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         return float(noise), float(prior)
 
     def _node_posterior(self):
-        """Posterior mean/variance (centred at m) of every node's mean, and cov with parent."""
+        """Posterior mean/variance (centred at m) of every node's mean, and cov with parent.
+
+        Kept when computed at the end of ``fit``/``partial_fit`` (``_posterior`` is None);
+        otherwise (parameters changed since, e.g. by ``set_params``) computed afresh and
+        not stored, so that predicting never changes the fitted state.
+        """
         a = self.trees_.arrays()
         noise, prior = self._variances()
         key = (noise, prior, self.smoothing, self.y_mean_)
-        if self._posterior is not None and self._posterior[0] is a and self._posterior[2] == key:
-            return self._posterior[1]
+        stored = self._posterior
+        if stored is not None and stored[0] is a and stored[2] == key:
+            return stored[1]
         n, s = a["stats"][:, 0], a["stats"][:, 1] - a["stats"][:, 0] * self.y_mean_
         leaf = a["is_leaf"]
         if self.smoothing == "none":
@@ -368,7 +360,8 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
             post = self._belief_propagation(a, n, s, noise, prior)
         post["branch"], post["leaf"] = self._prediction_coefficients(a, post, prior,
                                                                      self.smoothing)
-        self._posterior = (a, post, key)
+        if stored is None:
+            self._posterior = (a, post, key)
         return post
 
     def _belief_propagation(self, a, n, s, noise, prior):
@@ -433,7 +426,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
             The predictive standard deviation; only with ``return_std=True``.
         """
         check_is_fitted(self, "trees_")
-        X = _validate_X(X, self.n_features_in_)
+        X = self._check_X(X, reset=False)
         a = self.trees_.arrays()
         post = self._node_posterior()
         noise, prior = self._variances()
@@ -521,7 +514,7 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
     lifetime : float, default=1.0
         Lifetime lambda of the Mondrian processes (inverse length scale, units of
         inverse ``X``), finite and >= 0.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         Randomness of the trees and of their online extensions (see
         :func:`~mondrian_core.check_random_state`).
     discount_rate : float or None, default=None
@@ -567,19 +560,11 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
     def _point_stats(self, y):
         return (y[:, None] == np.arange(len(self.classes_))[None, :]).astype(float)
 
-    def _check(self, X, y, n_features=None):
-        _check_params(self)
-        g = self.discount_rate
-        if g is not None and not (isinstance(g, numbers.Real) and g >= 0):
-            raise InputError(f"discount_rate must be a number >= 0 or None, got {g!r}.")
-        X = _validate_X(X, n_features)
-        y = np.asarray(y).ravel()
-        if y.shape[0] != X.shape[0]:
-            raise InputError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; give one "
-                             "label per row.")
-        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-            raise InputError("y contains NaN or infinite labels; remove those rows.")
-        return X, y
+    def _check(self, X, y, reset=True):
+        self._check_params()
+        check_real(self.discount_rate, "discount_rate", allow_none=True)
+        X = self._check_X(X, reset)
+        return X, check_target(y, X, classifier=True, estimator=self)
 
     def _encode(self, y):
         idx = np.searchsorted(self.classes_, y)
@@ -639,7 +624,7 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
             label is not among the classes.
         """
         fitted = hasattr(self, "trees_")
-        X, y = self._check(X, y, self.n_features_in_ if fitted else None)
+        X, y = self._check(X, y, reset=not fitted)
         if not fitted:
             if classes is None:
                 raise InputError("pass classes=... (all labels) to the first partial_fit.")
@@ -691,7 +676,7 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
             Probabilities, columns in ``classes_`` order; rows sum to one.
         """
         check_is_fitted(self, "trees_")
-        X = _validate_X(X, self.n_features_in_)
+        X = self._check_X(X, reset=False)
         a = self.trees_.arrays()
         G, tab, gamma = self._node_distributions(a)
         M, N, K = self.n_estimators, X.shape[0], len(self.classes_)
@@ -724,4 +709,5 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         ndarray of shape (n,)
             Labels from ``classes_``.
         """
+        check_is_fitted(self, "trees_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from mondrian_core._validation import as_box, as_count, as_lifetime, check_random_state
+from mondrian_core._validation import check_box, check_count, check_lifetime, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.process.sampler import MAX_CELLS, NodeBuilder, cell_count, grow, guard_cells
 
@@ -24,7 +24,7 @@ MAX_MONTE_CARLO_CELLS = 2_000_000
 
 
 def _check_n_samples(n_samples) -> int:
-    return as_count(n_samples, "The number of samples")
+    return check_count(n_samples, "The number of samples")
 
 
 def grow_forest(lo, hi, lifetime, n, rng, max_depth=None) -> dict:
@@ -139,7 +139,7 @@ def first_cut_check(lower, upper, lifetime, n_samples=2000, random_state=None) -
         The lifetime (>= 0); cuts at or after it are censored.
     n_samples : int, default=2000
         The number of independent Mondrians (>= 1).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -157,8 +157,8 @@ def first_cut_check(lower, upper, lifetime, n_samples=2000, random_state=None) -
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     sec. 2.2.
     """
-    lo, hi = as_box(lower, upper)
-    lifetime = as_lifetime(lifetime)
+    lo, hi = check_box(lower, upper)
+    lifetime = check_lifetime(lifetime)
     n = _check_n_samples(n_samples)
     _mc_guard(lo, hi, 0.0, n)  # only the roots are grown: about one cell per sample
     rng = check_random_state(random_state)
@@ -299,7 +299,7 @@ def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=5
         The lifetime (>= 0).
     n_samples : int, default=500
         The number of Mondrians of each kind (>= 1).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -317,13 +317,13 @@ def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=5
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     sec. 2.3.
     """
-    lo, hi = as_box(lower, upper)
-    s_lo, s_hi = as_box(sub_lower, sub_upper, "sub-box")
+    lo, hi = check_box(lower, upper)
+    s_lo, s_hi = check_box(sub_lower, sub_upper, "sub-box")
     if s_lo.size != lo.size:
         raise InputError(f"The sub-box must have {lo.size} dimensions, got {s_lo.size}.")
     if np.any(s_lo < lo) or np.any(s_hi > hi):
         raise InputError("The sub-box must lie inside the box.")
-    lifetime = as_lifetime(lifetime)
+    lifetime = check_lifetime(lifetime)
     n = _check_n_samples(n_samples)
     _mc_guard(lo, hi, lifetime, n)
     guard_cells(lo, hi, lifetime, MAX_CELLS)
@@ -348,7 +348,7 @@ def forest_cell_counts(lower, upper, lifetime, n_samples, random_state=None) -> 
         The lifetime (>= 0).
     n_samples : int
         The number of Mondrians (>= 1).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
     Returns
@@ -361,8 +361,8 @@ def forest_cell_counts(lower, upper, lifetime, n_samples, random_state=None) -> 
     InputError
         If the box, lifetime or number of samples is invalid or too large.
     """
-    lo, hi = as_box(lower, upper)
-    lifetime = as_lifetime(lifetime)
+    lo, hi = check_box(lower, upper)
+    lifetime = check_lifetime(lifetime)
     n = _check_n_samples(n_samples)
     _mc_guard(lo, hi, lifetime, n)
     a = grow_forest(lo, hi, lifetime, n, check_random_state(random_state))

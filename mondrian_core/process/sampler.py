@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from mondrian_core._validation import as_box, as_lifetime, check_random_state, round_down
+from mondrian_core._validation import check_box, check_lifetime, check_random_state, round_down
 from mondrian_core.errors import InputError
 
 #: Largest expected number of cells a single sample may have before we refuse.
@@ -64,8 +64,8 @@ def expected_cells(lower, upper, lifetime) -> float:
     Mourtada, Gaiffas and Scornet (2020), "Minimax optimal rates for Mondrian trees and
     forests", Annals of Statistics. Roy and Teh (2009), "The Mondrian Process".
     """
-    lo, hi = as_box(lower, upper)
-    return cell_count(lo, hi, as_lifetime(lifetime))
+    lo, hi = check_box(lower, upper)
+    return cell_count(lo, hi, check_lifetime(lifetime))
 
 
 def cell_count(lo, hi, lifetime: float) -> float:
@@ -105,7 +105,7 @@ def max_lifetime(lower, upper, max_cells: float = MAX_CELLS) -> float:
         The lifetime ``L``: ``inf`` for a box of zero linear dimension, ``0.0`` when
         ``max_cells <= 1``.
     """
-    lo, hi = as_box(lower, upper)
+    lo, hi = check_box(lower, upper)
     sides = hi - lo
     if max_cells <= 1 or not np.any(sides > 0):
         return math.inf if not np.any(sides > 0) else 0.0
@@ -420,7 +420,7 @@ class MondrianSample:
     def _check_time(self, time) -> float:
         if time is None:
             return self.lifetime
-        t = as_lifetime(time)
+        t = check_lifetime(time)
         if t > self.lifetime:
             raise InputError(f"The time must be in [0, {self.lifetime:g}] (the sample's "
                              f"lifetime), got {time!r}.")
@@ -513,7 +513,7 @@ class MondrianSample:
         Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
         sec. 2.3.
         """
-        lo, hi = as_box(lower, upper, "sub-box")
+        lo, hi = check_box(lower, upper, "sub-box")
         if lo.size != self.dim:
             raise InputError(f"The sub-box must have {self.dim} dimensions, got {lo.size}.")
         if np.any(lo < self.lower) or np.any(hi > self.upper):
@@ -573,7 +573,7 @@ class MondrianSample:
         ----------
         lower, upper : sequence of float, length D
             The new box; it must contain the sample's box.
-        random_state : int, numpy.random.Generator or None, default=None
+        random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
             A seed or generator (see :func:`~mondrian_core.check_random_state`).
         max_cells : float, default=MAX_CELLS
             Refuse when the expected number of cells on the new box exceeds this.
@@ -605,7 +605,7 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
     lifetime : float >= 0
         Cuts that would appear at or after this time are ignored (units of inverse
         length: the first cut comes after ``Exp(sum of the sides)``).
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`); the same
         seed gives the same sample.
     max_cells : float, default=MAX_CELLS
@@ -628,8 +628,8 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
     Roy and Teh (2009), "The Mondrian Process". Balog, Lakshminarayanan, Ghahramani,
     Roy and Teh (2016), "The Mondrian Kernel", sec. 2.
     """
-    lo, hi = as_box(lower, upper)
-    lifetime = as_lifetime(lifetime)
+    lo, hi = check_box(lower, upper)
+    lifetime = check_lifetime(lifetime)
     guard_cells(lo, hi, lifetime, max_cells)
     rng = check_random_state(random_state)
     builder = NodeBuilder(lo.size)
@@ -639,7 +639,7 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
 
 
 def _containing_box(sample: MondrianSample, lower, upper):
-    lo, hi = as_box(lower, upper, "new box")
+    lo, hi = check_box(lower, upper, "new box")
     if lo.size != sample.dim:
         raise InputError(f"The new box must have {sample.dim} dimensions, got {lo.size}.")
     if np.any(lo > sample.lower) or np.any(hi < sample.upper):
@@ -669,7 +669,7 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
         The sample to extend.
     lower, upper : sequence of float, length D
         The new box; it must contain the sample's box.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     max_cells : float, default=MAX_CELLS
         Refuse when the expected number of cells on the new box exceeds this.
@@ -779,7 +779,7 @@ def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
         The final box; it must contain the sample's box.
     n_steps : int, default=6
         The number of growing boxes, between 1 and 50.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
     max_cells : float, default=MAX_CELLS
         Refuse when the expected number of cells on the final box exceeds this.
