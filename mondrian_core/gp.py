@@ -26,7 +26,11 @@ from mondrian_core.errors import InputError
 from mondrian_core.partition_algebra import PartitionAlgebra
 from mondrian_core.partitions import check_partition_points
 
-__all__ = ["PartitionGP", "PartitionKernelPCA", "cg_residual_history"]
+__all__ = ["PartitionGP", "PartitionKernelPCA", "cg_residual_history", "MAX_WOODBURY_CLUSTERS"]
+
+#: Largest number of clusters C (over all partitions) for which ``PartitionGP`` factors
+#: the C x C cluster-space system (512 MB) to precondition CG with the exact inverse.
+MAX_WOODBURY_CLUSTERS = 8192
 
 
 def _single_threaded_blas(method):
@@ -92,6 +96,11 @@ class PartitionGP(RegressorMixin, BaseEstimator):
     noise_variance : float > 0, default 0.1
         s, in units of the standardised targets when ``normalize_y``.
     preconditioner : bool, default True
+        Precondition CG. When the clusters of all partitions number C < N and
+        C <= ``MAX_WOODBURY_CLUSTERS``, with the exact inverse through a Cholesky
+        factor of the C x C system m s I + Phi^T Phi (Woodbury; O(N m^2 + C^3) once,
+        so CG stops after an iteration or two and predictive variances reuse the
+        factor); otherwise with the averaged per-partition inverse B.
     tol : float, default 1e-6
         CG stops at ||y - A alpha|| <= tol ||y||.
     normalize_y : bool, default True
@@ -159,7 +168,16 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         self.algebra_ = PartitionAlgebra(self.partitions_.labels(X))
         s = float(self.noise_variance)
         self.operator_ = self.algebra_.system_operator(s)
-        self.precond_ = self.algebra_.preconditioner(s) if self.preconditioner else None
+        A = self.algebra_
+        self._factor = None
+        if not self.preconditioner:
+            self.precond_ = None
+        elif A.n_clusters < A.n and A.n_clusters <= MAX_WOODBURY_CLUSTERS:
+            # the cluster space is small: precondition with the exact inverse (Woodbury)
+            self._factor = A.woodbury_factor(s)
+            self.precond_ = A.exact_preconditioner(s, self._factor)
+        else:
+            self.precond_ = A.preconditioner(s)
         self.alpha_, self.residuals_, info = cg_residual_history(
             self.operator_, z, preconditioner=self.precond_, tol=self.tol,
             maxiter=20 * X.shape[0], record=self.record_residuals)
@@ -209,11 +227,24 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         sums = np.append(self.algebra_.cluster_sums(self.alpha_), 0.0)  # -1 -> 0
         return sums[ids_new].sum(axis=0) / self.algebra_.m
 
+    def _cluster_counts(self, ids_new):
+        """(C, n) dense: how many partitions put new point j in fitted cluster c (0/1)."""
+        counts = np.zeros((self.algebra_.n_clusters, ids_new.shape[1]))
+        for r in range(ids_new.shape[0]):  # loop over partitions, not points
+            seen = ids_new[r] >= 0
+            np.add.at(counts, (ids_new[r][seen], np.flatnonzero(seen)), 1.0)
+        return counts
+
     def _latent_var(self, ids_new):
         """Exact var f(x*) = 1 - k*^T (K + s I)^{-1} k* (standardised units)."""
         A, s = self.algebra_, float(self.noise_variance)
         m = A.m
         n_unseen = (ids_new < 0).sum(axis=0)
+        if self._factor is not None:
+            # the fit's factor U of m s I + Phi^T Phi: var = s |U^-T counts|^2 + unseen / m
+            V = sla.solve_triangular(self._factor[0], self._cluster_counts(ids_new), trans="T",
+                                     lower=False, check_finite=False)
+            return s * (V**2).sum(axis=0) + n_unseen / m
         if A.n_clusters < A.n and A.n_clusters <= self.max_dense:
             # weight space: var = f*^T (I + F^T F / s)^{-1} f* + (#unseen) / m,
             # F = Phi / sqrt(m); clusters without training points keep prior variance.
@@ -221,11 +252,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             P = (Phi.T @ Phi).toarray() / (m * s)
             P[np.diag_indices_from(P)] += 1.0
             L = sla.cholesky(P, lower=True)
-            counts = np.zeros((A.n_clusters, ids_new.shape[1]))
-            for r in range(m):  # loop over partitions, not points
-                seen = ids_new[r] >= 0
-                np.add.at(counts, (ids_new[r][seen], np.flatnonzero(seen)), 1.0)
-            V = sla.solve_triangular(L, counts / np.sqrt(m), lower=True)
+            V = sla.solve_triangular(L, self._cluster_counts(ids_new) / np.sqrt(m), lower=True)
             return (V**2).sum(axis=0) + n_unseen / m
         Kx = self._cross_kernel(ids_new)
         if A.n <= self.max_dense:
