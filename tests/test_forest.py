@@ -393,3 +393,58 @@ def test_batch_fit_leaf_values_and_stats():
             assert a["stats"][leaf, 0] == sel.sum()
             expected = (y[sel] - y.mean()).sum() / (sel.sum() + 0.4) + y.mean()
             assert values[leaf] == pytest.approx(expected, abs=1e-12)
+
+
+def _slow_predict(f, x):
+    """One point, tree by tree, node by node, with Python floats: the mixture over where x
+    branches off (module docstring), from the same per-node coefficients."""
+    a = f.trees_.arrays()
+    post = f._node_posterior()
+    means, seconds = [], []
+    for root in a["roots"]:
+        j, surv, mean, second = int(root), 1.0, 0.0, 0.0
+        while True:
+            rate = sum(max(lo - v, 0.0) + max(v - up, 0.0)
+                       for lo, up, v in zip(a["lower"][j], a["upper"][j], x))
+            z = rate * float(a["span"][j])
+            pb = 1.0 - math.exp(-z)
+            if z > 0:
+                eu, eu2 = (float(v[0]) for v in truncated_exp_moments(np.array([z])))
+                c = post["branch"][j]
+                mean += surv * pb * (c[0] + c[1] * eu)
+                second += surv * pb * (c[2] + c[3] * eu + c[4] * eu2)
+            if a["left"][j] < 0:
+                mean += surv * (1 - pb) * post["leaf"][j, 0]
+                second += surv * (1 - pb) * post["leaf"][j, 1]
+                break
+            surv *= 1 - pb
+            j = a["left"][j] if x[a["split_dim"][j]] <= a["split_loc"][j] else a["right"][j]
+        means.append(mean)
+        seconds.append(second)
+    mu = float(np.mean(means))
+    return mu + f.y_mean_, math.sqrt(max(np.mean(seconds) - mu**2, 0.0) + f._variances()[0])
+
+
+@pytest.mark.parametrize("how", ["fit", "partial_fit"])
+def test_vectorised_prediction_equals_a_walk_per_point(how):
+    X, y = _data(150, seed=40)
+    f = MondrianForestRegressor(6, 4.0, random_state=41)
+    if how == "fit":
+        f.fit(X, y)
+    else:
+        f.fit(X[:50], y[:50]).partial_fit(X[50:], y[50:])
+    Xt = np.random.default_rng(42).uniform(-0.5, 1.5, size=(40, 2))
+    mean, std = f.predict(Xt, return_std=True)
+    slow = np.array([_slow_predict(f, x) for x in Xt])
+    np.testing.assert_allclose(mean, slow[:, 0], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(std, slow[:, 1], rtol=0, atol=1e-10)
+
+
+def test_memory_is_proportional_to_the_nodes():
+    X, y = _data(400, seed=43)
+    f = MondrianForestRegressor(8, 5.0, random_state=44).fit(X, y)
+    store = f.trees_
+    per_node = 8 * (5 + 2 + 2 * X.shape[1] + 2)  # 5 ints, 2 floats, box, [count, sum y]
+    assert store.nbytes() == store.n_nodes * per_node + 8 * 8  # + roots; no per-point arrays
+    f.partial_fit(X[:200] + 0.01, y[:200])
+    assert store.nbytes() <= 2 * store.n_nodes * per_node + 8 * 8 + 16 * per_node

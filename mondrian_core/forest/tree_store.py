@@ -478,10 +478,23 @@ def walk(a: dict, X: np.ndarray, n_trees: int):
                                                      a["right"])
     roots = np.asarray(a["roots"])[:n_trees]
     grown = np.flatnonzero(roots >= 0)
-    # all trees and points advance together, one level per step
-    entry = (grown[:, None] * N + np.arange(N)[None, :]).reshape(-1)
+    # groups of trees whose (tree, point) entries stay cache-sized advance together,
+    # one level per step
+    per_group = max(1, _WALK_ENTRIES // max(N, 1))
+    for g in range(0, grown.size, per_group):
+        yield from _walk_group(X, roots, grown[g:g + per_group], box, span, is_leaf, split_dim,
+                               split_loc, left_child, right_child)
+
+
+_WALK_ENTRIES = 1 << 16
+
+
+def _walk_group(X, roots, trees, box, span, is_leaf, split_dim, split_loc, left_child,
+                right_child):
+    N, D = X.shape
+    entry = (trees[:, None] * N + np.arange(N)[None, :]).reshape(-1)
     point = entry % N
-    node = np.repeat(roots[grown], N)
+    node = np.repeat(roots[trees], N)
     surv = np.ones(entry.size)
     while entry.size:
         b = box[node]
