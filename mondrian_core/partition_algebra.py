@@ -48,6 +48,8 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
+from mondrian_core._blas import single_blas_thread
+
 __all__ = ["PartitionAlgebra"]
 
 
@@ -179,7 +181,8 @@ class PartitionAlgebra:
         """Cholesky factor (upper) of m s I + Phi^T Phi, the cluster-space system."""
         G = self.cluster_gram()
         G[np.diag_indices_from(G)] += self.m * float(noise_variance)
-        return sla.cho_factor(G, lower=False, overwrite_a=True, check_finite=False)
+        with single_blas_thread():  # multithreaded dpotrf has crashed on large matrices
+            return sla.cho_factor(G, lower=False, overwrite_a=True, check_finite=False)
 
     def woodbury_matvec(self, v: np.ndarray, noise_variance: float, factor) -> np.ndarray:
         """(K + s I)^{-1} v exactly, by Woodbury in the C-dimensional cluster space:
