@@ -83,20 +83,25 @@ class PartitionAlgebra:
         total = int(self._row_range.sum())
         if total <= 4 * labels.size + 1024:
             # labels in compact ranges (Fast Cluster, forests): O(mN), no sort
-            present = np.bincount(keys.ravel(), minlength=total) > 0
+            counts = np.bincount(keys.ravel(), minlength=total)
+            present = counts > 0
             id_type = np.int32 if total < 2**31 else np.int64  # ids read by every product
             self._dense_map = (np.cumsum(present) - 1).astype(id_type)
             self._dense_map[~present] = -1
             self.cluster_keys = np.flatnonzero(present)
-            self.ids = self._dense_map[keys]
+            # every label used (the usual case): keys are the ids already
+            self.ids = keys.astype(id_type) if present.all() else self._dense_map[keys]
+            self.sizes = counts[present]
         else:  # scattered labels (e.g. global node ids): sort once
             self._dense_map = None
             self.cluster_keys, inverse = np.unique(keys, return_inverse=True)
             self.ids = inverse.reshape(self.m, self.n)
+            self.sizes = None
         self.n_clusters = len(self.cluster_keys)
         if self.n_clusters < 2**31 and self.ids.dtype != np.int32:
             self.ids = self.ids.astype(np.int32)  # half the memory traffic of every product
-        self.sizes = np.bincount(self.ids.ravel(), minlength=self.n_clusters)
+        if self.sizes is None:
+            self.sizes = np.bincount(self.ids.ravel(), minlength=self.n_clusters)
         self._flat = self.ids.ravel()
         # clusters are numbered partition by partition: partition r owns ids
         # [part_start[r], part_start[r + 1])
