@@ -24,7 +24,7 @@ OPERATION_NAMES = {
 
 
 #: Calls with at most this many points insert them one by one (``TreeStore.extend``).
-SEQUENTIAL_BATCH = 8
+SEQUENTIAL_BATCH = 4
 
 _INT_FIELDS = ("tree", "parent", "left", "right", "split_dim")
 _FLOAT_FIELDS = ("split_time", "split_loc")
