@@ -23,6 +23,8 @@ linear dimension of the part of the enlarged box not covered by ``j``'s box,
 By the projectivity of the Mondrian process (Roy and Teh, 2009), a tree grown
 point by point has the same distribution as a batch tree on all the points, in
 any order.  The cost of one point is proportional to the depth of the tree.
+``partial_fit`` inserts the points of one call together, with the same
+distribution (``TreeStore.extend``).
 
 Prediction extends each tree to the test point in the same way and averages
 over every extension in closed form: the point branches off above the ``i``-th
@@ -188,10 +190,12 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
 
     Attributes
     ----------
-    trees_ : the trees' nodes (per-node lists, see ``tree_structure``).
+    trees_ : the trees' nodes (a ``TreeStore`` of flat arrays, see ``tree_structure``).
     y_mean_, y_var_ : mean and variance of the targets seen so far (prior mean m).
     last_operations_ : (n_points, n_estimators) int8, the operation each point of the
-        last ``partial_fit`` caused in each tree (codes in ``OPERATION_NAMES``).
+        last ``partial_fit`` caused in each tree (codes in ``OPERATION_NAMES``). The
+        points of one call meet the trees as they were before it; each split added
+        is credited to one point (see ``TreeStore.extend``).
 
     References
     ----------
