@@ -448,3 +448,18 @@ def test_memory_is_proportional_to_the_nodes():
     assert store.nbytes() == store.n_nodes * per_node + 8 * 8  # + roots; no per-point arrays
     f.partial_fit(X[:200] + 0.01, y[:200])
     assert store.nbytes() <= 2 * store.n_nodes * per_node + 8 * 8 + 16 * per_node
+
+
+def test_fitted_forest_pickles_and_goes_on_learning_alike():
+    import pickle
+
+    X, y = _data(120, seed=45)
+    f = MondrianForestRegressor(4, 4.0, random_state=46).fit(X[:60], y[:60])
+    f.partial_fit(X[60:100], y[60:100])
+    g = pickle.loads(pickle.dumps(f))
+    np.testing.assert_array_equal(f.predict(X), g.predict(X))
+    # the generator travels with the model: the same further growth
+    f.partial_fit(X[100:], y[100:])
+    g.partial_fit(X[100:], y[100:])
+    np.testing.assert_array_equal(f.predict(X, return_std=True)[1],
+                                  g.predict(X, return_std=True)[1])
