@@ -1,16 +1,18 @@
-"""Benchmarks of partition-kernel GPs, kernel PCA and their page.
+"""Partition-kernel GPs, kernel PCA and the page, against same-process baselines.
 
-Run ``python -m bench.bench_gp`` (``--quick`` for a smaller run). Prints times and
-ratios to baselines measured in the same process (timings on a shared machine are
-noisy; the ratios are what to compare):
+Run ``python -m bench.bench_gp`` (``--quick`` for a smaller run, ``--only`` for one
+part). Prints times and ratios to baselines measured in the same process (timings on
+a shared machine are noisy; the ratios are what to compare):
 
-1. Fast Cluster GP fit (D = 8, m = 100, h = 8, CG to relative residual 1e-6 with the
-   preconditioner) at N = 10k .. 100k, the fitted exponent of time ~ N^a, and the
-   ratio to scikit-learn's exact GP (fixed RBF kernel, Cholesky) at the largest N
-   it does here. Budget: < 60 s at N = 100,000, exponent close to 1.
-2. Fast Cluster kernel PCA (m = 100, top 2 components) in points per minute.
-   Budget: >= 500,000 points / minute.
-3. The page: first render with empty caches and a slider move (AppTest, server
+1. Fast Cluster GP (D = 8, m = 100, h = 8, CG to relative residual 1e-6) at
+   N = 100,000 against a Nystroem(500) + Ridge pipeline (target: within 4x, RMSE no
+   worse) and the previous implementation (averaged per-partition preconditioner).
+2. Fast Cluster GP fit at N = 10k .. 100k: the fitted exponent of time ~ N^a, and the
+   ratio to scikit-learn's exact GP (fixed RBF kernel, Cholesky) at the largest N it
+   does here.
+3. Fast Cluster kernel PCA (m = 100, top 2 components) in points per minute, new and
+   previous. Target: >= 5,000,000 points / minute.
+4. The page: first render with empty caches and a slider move (AppTest, server
    side). Budgets: 2 s and 500 ms.
 """
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench._previous import previous_gp
 from mondrian_core import FastClusterPartitions, PartitionGP, PartitionKernelPCA
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,17 +106,57 @@ def bench_gp(sizes, sk_sizes, sk_cap):
           f"= {extrap / times[sizes[-1]].wall:,.0f}x the Fast Cluster GP (wall)")
 
 
+def bench_vs_nystroem(n, n_test=10_000):
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import make_pipeline
+
+    print(f"== GP at N={n:,} (D=8, m=100, h=8, CG to 1e-6) vs Nystroem(500) + Ridge; "
+          f"RMSE on {n_test:,} test points")
+    X, y = data(n + n_test)
+    Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
+    PrevGP, _, PrevFC = previous_gp()
+    results = {}
+    for name, make in (
+            ("Nystroem(500) + Ridge", lambda: make_pipeline(
+                Nystroem(n_components=500, random_state=0), Ridge(alpha=1e-3))),
+            ("Fast Cluster GP", lambda: PartitionGP(
+                FastClusterPartitions(100, 8, random_state=0), noise_variance=0.1, tol=1e-6,
+                record_residuals=False)),
+            ("Fast Cluster GP, previous", lambda: PrevGP(
+                PrevFC(100, 8, random_state=0), noise_variance=0.1, tol=1e-6,
+                record_residuals=False))):
+        with Timer() as t:
+            model = make().fit(Xtr, ytr)
+            pred = model.predict(Xte)
+        err = float(np.sqrt(np.mean((pred - yte) ** 2)))
+        it = f"   CG iterations {model.n_iter_}" if hasattr(model, "n_iter_") else ""
+        results[name] = (t, err)
+        print(f"  {name:27s} fit + predict {t}   RMSE {err:.4f}{it}")
+    ny, gp, old = (results[k] for k in results)
+    ratio = gp[0].wall / ny[0].wall
+    ok = ratio <= 4 and gp[1] <= ny[1]
+    print(f"  ratio GP / Nystroem: {ratio:.2f} wall, {gp[0].cpu / ny[0].cpu:.2f} CPU; RMSE "
+          f"{gp[1]:.4f} vs {ny[1]:.4f} (target within 4x, RMSE no worse: "
+          f"{'MET' if ok else 'MISSED'})")
+    print(f"  ratio previous / new: {old[0].wall / gp[0].wall:.1f}x wall; same RMSE to "
+          f"{abs(old[1] - gp[1]):.1e}")
+
+
 def bench_kpca(n):
-    print("== Fast Cluster kernel PCA (m=100, h=8, top 2 components, D=8)")
+    print(f"== Fast Cluster kernel PCA (m=100, h=8, top 2 components, D=8), N={n:,}")
     X, _ = data(n)
-    with Timer() as t:
-        kp = PartitionKernelPCA(FastClusterPartitions(100, 8, random_state=0), n_components=2)
-        kp.fit(X)
-    for what in ("wall", "cpu"):
-        rate = n / getattr(t, what) * 60
-        print(f"  N={n:,}: {getattr(t, what):.2f} s {what}, {kp.n_matvec_} kernel products -> "
-              f"{rate:,.0f} points/min (budget >= 500,000/min: "
-              f"{'OK' if rate >= 500_000 else 'UNDER'}; paper 2014 ~100,000/min: {rate / 1e5:.1f}x)")
+    _, PrevKPCA, PrevFC = previous_gp()
+    rates = {}
+    for name, kpca, fc in (("new", PartitionKernelPCA, FastClusterPartitions),
+                           ("previous", PrevKPCA, PrevFC)):
+        with Timer() as t:
+            kp = kpca(fc(100, 8, random_state=0), n_components=2).fit(X)
+        rates[name] = n / t.wall * 60
+        print(f"  {name:8s}: {t}, {kp.n_matvec_} kernel products -> "
+              f"{rates[name]:12,.0f} points/min wall ({n / t.cpu * 60:12,.0f} per CPU minute)")
+    print(f"  target >= 5,000,000 points/min: {'MET' if rates['new'] >= 5e6 else 'MISSED'}; "
+          f"new / previous = {rates['new'] / rates['previous']:.1f}x")
 
 
 def bench_page():
@@ -148,13 +191,15 @@ def bench_page():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=["gp", "kpca", "page"])
+    ap.add_argument("--only", choices=["nystroem", "gp", "kpca", "page"])
     args = ap.parse_args()
     if args.quick:
-        sizes, sk_sizes, n_kpca = [2_000, 5_000, 10_000], [500, 1_000], 20_000
+        n_ny, sizes, sk_sizes, n_kpca = 20_000, [2_000, 5_000, 10_000], [500, 1_000], 20_000
     else:
-        sizes, sk_sizes, n_kpca = [10_000, 20_000, 50_000, 100_000], [1_000, 2_000, 4_000,
-                                                                     6_000], 100_000
+        n_ny, sizes, sk_sizes, n_kpca = 100_000, [10_000, 20_000, 50_000, 100_000], [
+            1_000, 2_000, 4_000, 6_000], 200_000
+    if args.only in (None, "nystroem"):
+        bench_vs_nystroem(n_ny)
     if args.only in (None, "gp"):
         bench_gp(sizes, sk_sizes, sk_cap=30.0)
     if args.only in (None, "kpca"):

@@ -44,8 +44,11 @@ systems, and that a much smaller sigma does worse).
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
+
+from mondrian_core._blas import single_blas_thread
 
 __all__ = ["PartitionAlgebra"]
 
@@ -97,18 +100,30 @@ class PartitionAlgebra:
         total = int(self._row_range.sum())
         if total <= 4 * labels.size + 1024:
             # labels in compact ranges (Fast Cluster, forests): O(mN), no sort
-            present = np.bincount(keys.ravel(), minlength=total) > 0
-            self._dense_map = np.cumsum(present) - 1
+            counts = np.bincount(keys.ravel(), minlength=total)
+            present = counts > 0
+            id_type = np.int32 if total < 2**31 else np.int64  # ids read by every product
+            self._dense_map = (np.cumsum(present) - 1).astype(id_type)
             self._dense_map[~present] = -1
             self.cluster_keys = np.flatnonzero(present)
-            self.ids = self._dense_map[keys]
+            # every label used (the usual case): keys are the ids already
+            self.ids = keys.astype(id_type) if present.all() else self._dense_map[keys]
+            self.sizes = counts[present]
         else:  # scattered labels (e.g. global node ids): sort once
             self._dense_map = None
             self.cluster_keys, inverse = np.unique(keys, return_inverse=True)
             self.ids = inverse.reshape(self.m, self.n)
+            self.sizes = None
         self.n_clusters = len(self.cluster_keys)
-        self.sizes = np.bincount(self.ids.ravel(), minlength=self.n_clusters)
+        if self.n_clusters < 2**31 and self.ids.dtype != np.int32:
+            self.ids = self.ids.astype(np.int32)  # half the memory traffic of every product
+        if self.sizes is None:
+            self.sizes = np.bincount(self.ids.ravel(), minlength=self.n_clusters)
         self._flat = self.ids.ravel()
+        # clusters are numbered partition by partition: partition r owns ids
+        # [part_start[r], part_start[r + 1])
+        part_of_cluster = np.searchsorted(self._offsets, self.cluster_keys, side="right") - 1
+        self.part_start = np.searchsorted(part_of_cluster, np.arange(self.m + 1))
         self._Phi = None
         self._PhiT = None
 
@@ -168,7 +183,7 @@ class PartitionAlgebra:
     def _sparse(self):
         if self._Phi is None:
             self._Phi = self.indicators()
-            self._PhiT = self._Phi.T.tocsr()
+            self._PhiT = self._Phi.T  # CSC view: as fast a product, no copy to build
         return self._Phi, self._PhiT
 
     def indicators(self) -> sp.csr_matrix:
@@ -243,6 +258,71 @@ class PartitionAlgebra:
         scaled = (PhiT @ v) / (sigma + self.sizes)
         return (v - (Phi @ scaled) / self.m) / sigma
 
+    def cluster_gram(self) -> np.ndarray:
+        """G = Phi^T Phi (C x C, dense): G[c, c'] = number of points in both clusters.
+
+        Only the upper triangle (c <= c') is filled, block row by block row: partition
+        r's rows are the counts of its clusters against those of partitions r, r+1, ...
+        (one ``bincount`` over N (m - r) pairs), O(N m^2 / 2) in all.
+
+        Returns
+        -------
+        ndarray of shape (C, C)
+            The upper triangle of the cluster co-occurrence counts.
+        """
+        C, start = self.n_clusters, self.part_start
+        G = np.zeros((C, C))
+        for r in range(self.m):
+            a, b = start[r], start[r + 1]
+            width = C - a
+            rows = (self.ids[r].astype(np.int64) - a) * width
+            later = self.ids[r:] - np.int32(a)       # column offsets from a, (m - r, N)
+            counts = np.bincount((later + rows).ravel(), minlength=(b - a) * width)
+            G[a:b, a:] = counts.reshape(b - a, width)
+        return G
+
+    def woodbury_factor(self, noise_variance: float):
+        """Return the Cholesky factor (upper) of m s I + Phi^T Phi, the cluster-space system.
+
+        Parameters
+        ----------
+        noise_variance : float
+            The noise variance s.
+
+        Returns
+        -------
+        tuple
+            ``(U, upper)`` as from :func:`scipy.linalg.cho_factor`.
+        """
+        G = self.cluster_gram()
+        G[np.diag_indices_from(G)] += self.m * float(noise_variance)
+        with single_blas_thread():  # multithreaded dpotrf has crashed on large matrices
+            return sla.cho_factor(G, lower=False, overwrite_a=True, check_finite=False)
+
+    def woodbury_matvec(self, v: np.ndarray, noise_variance: float, factor) -> np.ndarray:
+        """Return (K + s I)^{-1} v exactly, by Woodbury in the C-dimensional cluster space.
+
+            (Phi Phi^T / m + s I)^{-1} = (1/s) (I - Phi (m s I + Phi^T Phi)^{-1} Phi^T).
+
+        Parameters
+        ----------
+        v : ndarray of shape (N,)
+            The vector.
+        noise_variance : float
+            The noise variance s.
+        factor : tuple
+            The :meth:`woodbury_factor` for ``noise_variance``.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            ``(K + s I)^{-1} v``.
+        """
+        v = np.asarray(v, dtype=np.float64).ravel()
+        Phi, PhiT = self._sparse()
+        w = sla.cho_solve(factor, PhiT @ v, check_finite=False)
+        return (v - Phi @ w) / float(noise_variance)
+
     # ------------------------------------------------------------- operators
     def system_operator(self, noise_variance: float) -> LinearOperator:
         """Return ``A = K + s I`` as a symmetric ``LinearOperator``.
@@ -288,6 +368,33 @@ class PartitionAlgebra:
 
         def matvec(v):
             return scale * self.preconditioner_matvec(v, sig)
+
+        return LinearOperator((self.n, self.n), matvec=matvec, rmatvec=matvec, dtype=np.float64)
+
+    def exact_preconditioner(self, noise_variance: float, factor=None) -> LinearOperator:
+        """(K + s I)^{-1} through the cluster-space factor (see :meth:`woodbury_matvec`).
+
+        Costs O(N m^2 + C^3) once and O(mN + C^2) per product, C x C memory: worth it
+        when C (all clusters) is well below N. As a CG preconditioner it is the exact
+        inverse, so CG stops after one or two iterations (rounding).
+
+        Parameters
+        ----------
+        noise_variance : float
+            The noise variance s.
+        factor : tuple, optional
+            A :meth:`woodbury_factor` for ``noise_variance`` (computed if absent).
+
+        Returns
+        -------
+        scipy.sparse.linalg.LinearOperator
+            The exact inverse of K + s I.
+        """
+        s = float(noise_variance)
+        factor = self.woodbury_factor(s) if factor is None else factor
+
+        def matvec(v):
+            return self.woodbury_matvec(v, s, factor)
 
         return LinearOperator((self.n, self.n), matvec=matvec, rmatvec=matvec, dtype=np.float64)
 

@@ -276,10 +276,18 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
                 out[r] = 0
                 continue
             half_sq = 0.5 * np.einsum("ij,ij->i", C, C)
-            for a in range(0, X.shape[0], chunk_size):
-                Xa = X[a:a + chunk_size, dims]
+            Xd = np.ascontiguousarray(X[:, dims])
+            CT = np.ascontiguousarray(C.T)
+            # blocks of about 1 MB of distances stay in cache through the three passes
+            rows = min(chunk_size, max(256, 2**17 // len(C)))
+            buf = np.empty((rows, len(C)))
+            for a in range(0, X.shape[0], rows):
+                Xa = Xd[a:a + rows]
+                G = buf[:Xa.shape[0]]
                 # argmin ||x - c||^2 = argmin (|c|^2 / 2 - x . c)
-                out[r, a:a + chunk_size] = np.argmin(half_sq - Xa @ C.T, axis=1)
+                np.matmul(Xa, CT, out=G)
+                np.subtract(half_sq, G, out=G)
+                out[r, a:a + rows] = np.argmin(G, axis=1)
 
 
 def ancestors_at_depth(parent: np.ndarray, depth: np.ndarray, level: int) -> np.ndarray:

@@ -77,6 +77,38 @@ def _segment_rows(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return idx
 
 
+def node_reduce(values, start, left, right, depth, ufunc):
+    """Per node, the ``ufunc`` reduction (np.minimum, np.maximum, np.add) of its rows of values.
+
+    ``values`` (positions, k) holds one row per position; every node's rows are the
+    contiguous positions from ``start[j]`` and the leaves tile the positions. Leaves
+    by one segmented reduction, inner nodes from their two children, deepest level
+    first (one pass per level).
+    """
+    out = np.empty((left.size, values.shape[1]))
+    leaves = np.flatnonzero(left < 0)
+    leaves = leaves[np.argsort(start[leaves], kind="stable")]
+    out[leaves] = ufunc.reduceat(values, start[leaves], axis=0)
+    inner = np.flatnonzero(left >= 0)
+    inner = inner[np.argsort(depth[inner], kind="stable")]
+    bounds = np.cumsum(np.bincount(depth[inner])) if inner.size else np.zeros(0, np.int64)
+    for level in range(bounds.size - 1, -1, -1):  # loop over depths, deepest first
+        j = inner[(bounds[level - 1] if level else 0):bounds[level]]
+        out[j] = ufunc(out[left[j]], out[right[j]])
+    return out
+
+
+def node_boxes(X, order, start, left, right, depth):
+    """Bounding boxes ``(lower, upper)`` of every node's points, each (n_nodes, D).
+
+    ``order`` lists point ids so that every node's points are the contiguous positions
+    ``order[start[j] : ...]`` (see :func:`node_reduce`).
+    """
+    pts = X[order]
+    return (node_reduce(pts, start, left, right, depth, np.minimum),
+            node_reduce(pts, start, left, right, depth, np.maximum))
+
+
 @dataclass(frozen=True, eq=False)
 class MondrianTrees:
     """``n_trees`` Mondrian partitions of fitted points, stored as flat arrays.
@@ -168,22 +200,9 @@ class MondrianTrees:
         """Bounding boxes of every node's points: leaves by one segmented
         reduction over all trees, inner nodes as the union of their children's
         boxes, deepest level first (computed on first use)."""
-        n, dim = self.n_samples, self.n_features_in
-        lower = np.empty((self.n_nodes, dim))
-        upper = np.empty((self.n_nodes, dim))
-        leaves = np.flatnonzero(self.left < 0)
-        leaves = leaves[np.argsort(self.tree[leaves] * n + self.start[leaves], kind="stable")]
-        flat_start = self.tree[leaves] * n + self.start[leaves]
-        XT = np.ascontiguousarray(self.X_fit.T)
-        pts = XT[:, self.order.reshape(-1)]  # (D, M N), leaves tile it in this order
-        lower[leaves] = np.minimum.reduceat(pts, flat_start, axis=1).T
-        upper[leaves] = np.maximum.reduceat(pts, flat_start, axis=1).T
-        inner = np.flatnonzero(self.left >= 0)
-        d = self.depth[inner]
-        for level in range(int(d.max()) if inner.size else -1, -1, -1):  # loop over depths
-            j = inner[d == level]
-            lower[j] = np.minimum(lower[self.left[j]], lower[self.right[j]])
-            upper[j] = np.maximum(upper[self.left[j]], upper[self.right[j]])
+        n = self.n_samples
+        lower, upper = node_boxes(self.X_fit, self.order.reshape(-1), self.tree * n + self.start,
+                                  self.left, self.right, self.depth)
         lower.flags.writeable = False
         upper.flags.writeable = False
         return lower, upper
@@ -863,22 +882,76 @@ def _grow_chunk(X, XT, m, lifetime, rng) -> dict:
     """Grow ``m`` trees over ``X``; node ids local to the chunk (see caller)."""
     n, dim = X.shape
     itype = np.int32 if m * n < 2**31 and n * dim < 2**31 else np.int64
+    lo0, hi0 = X.min(0), X.max(0)
+    g = grow_subtrees(X, XT, np.tile(np.arange(n, dtype=itype), m),
+                      np.arange(m, dtype=np.int64), np.zeros(m), np.repeat(lo0[None], m, 0),
+                      np.repeat(hi0[None], m, 0), np.full(m, n, dtype=np.int64), lifetime, rng)
+    # positions are tree-major (tree t holds rows [t n, (t + 1) n)): back to per-tree fields
+    order = g.pop("order")
+    leaf_at = g.pop("leaf_at")
+    tree = g["tree"]
+    g["start"] -= tree * n
+    g["stop"] -= tree * n
+    pos = np.arange(m * n, dtype=np.int64)
+    leaf_flat = np.empty(m * n, dtype=np.int64)
+    leaf_flat[(pos // n) * n + order] = leaf_at
+    g["order"] = order.astype(np.int64).reshape(m, n)
+    g["leaf_of_point"] = leaf_flat.reshape(m, n)
+    return g
+
+
+def grow_subtrees(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len, lifetime,
+                  rng) -> dict:
+    """Grow independent Mondrian subtrees, one per root, over groups of points of ``X``.
+
+    Root ``g`` holds the points ``pid[off_g : off_g + root_len[g]]`` (consecutive groups),
+    belongs to tree ``root_tree[g]``, is born at ``root_time[g]`` and its cell starts as
+    ``[root_lo[g], root_hi[g]]`` (the points' bounding box, or any box holding them). Each
+    subtree runs the Mondrian of its cell from its birth time to ``lifetime``, restricted
+    to its points, by the thinning of :func:`sample_mondrian_trees` (all subtrees advance
+    together, one proposal per active node per round). Batch trees are the case of one
+    root per tree born at 0 over all points; the online forest grows the subtrees of
+    points separated from the old ones with it.
+
+    Parameters
+    ----------
+    X : ndarray (N, D)
+    XT : ndarray (D * N,), ``X.T`` flattened (``XT[d * N + i] = X[i, d]``)
+    pid : int ndarray, point ids of all groups, concatenated
+    root_tree : int ndarray (G,)
+    root_time : ndarray (G,)
+    root_lo, root_hi : ndarray (G, D)
+    root_len : int ndarray (G,), group sizes (at least 1)
+    lifetime : float
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        Node fields (ids local: the roots are nodes ``0 .. G-1`` in order, their
+        ``parent`` is -1) ``tree, parent, left, right, depth`` (from the roots),
+        ``birth_time, split_time, split_dim, split_loc, start, stop`` (positions in
+        ``order``), ``roots``; ``order`` (point id at every position, each node's points
+        contiguous) and ``leaf_at`` (leaf node id at every position).
+    """
+    n, dim = X.shape
+    itype = pid.dtype.type
+    m = root_tree.size
 
     # node attributes, appended at creation (ids are creation order)
     C_tree, C_parent, C_depth, C_birth, C_start, C_len = [], [], [], [], [], []
     # split records, appended when a node is cut
     S_id, S_time, S_dim, S_loc = [], [], [], []
 
-    lo0, hi0 = X.min(0), X.max(0)
     # working set of active nodes (all arrays of length k) and their rows
     w_id = np.arange(m, dtype=np.int64)
-    w_tree = np.arange(m, dtype=np.int64)
+    w_tree = np.asarray(root_tree, dtype=np.int64)
     w_depth = np.zeros(m, dtype=np.int64)
-    w_clock = np.zeros(m)
-    w_lo = np.repeat(lo0[None], m, 0)
-    w_hi = np.repeat(hi0[None], m, 0)
-    w_start = np.zeros(m, dtype=np.int64)
-    w_len = np.full(m, n, dtype=np.int64)
+    w_clock = np.asarray(root_time, dtype=float).copy()
+    w_lo = np.array(root_lo, dtype=float)
+    w_hi = np.array(root_hi, dtype=float)
+    w_len = np.asarray(root_len, dtype=np.int64)
+    w_start = np.cumsum(w_len) - w_len
     C_tree.append(w_tree)
     C_parent.append(np.full(m, -1, dtype=np.int64))
     C_depth.append(w_depth)
@@ -886,9 +959,9 @@ def _grow_chunk(X, XT, m, lifetime, rng) -> dict:
     C_start.append(w_start)
     C_len.append(w_len)
     next_id = m
-    pid = np.tile(np.arange(n, dtype=itype), m)  # rows: point ids, node by node
-    order = np.empty(m * n, dtype=np.int64)
-    leaf_flat = np.empty(m * n, dtype=np.int64)
+    total = int(w_len.sum())
+    order = np.empty(total, dtype=itype)
+    leaf_at = np.empty(total, dtype=np.int64)
 
     def retire(mask):
         """Nodes in ``mask`` are leaves: write their points' order and leaf id."""
@@ -896,10 +969,9 @@ def _grow_chunk(X, XT, m, lifetime, rng) -> dict:
             return
         r = np.repeat(mask, w_len)
         li = np.flatnonzero(mask)
-        fpos = _segment_rows(w_tree[li] * n + w_start[li], w_len[li])
-        p = pid[r]
-        order[fpos] = p
-        leaf_flat[(fpos // n) * n + p] = np.repeat(w_id[li], w_len[li])
+        fpos = _segment_rows(w_start[li], w_len[li])
+        order[fpos] = pid[r]
+        leaf_at[fpos] = np.repeat(w_id[li], w_len[li])
 
     while w_id.size:
         k = w_id.size
@@ -1020,8 +1092,8 @@ def _grow_chunk(X, XT, m, lifetime, rng) -> dict:
         split_time=split_time,
         split_dim=split_dim,
         split_loc=split_loc,
-        order=order.reshape(m, n),
         start=start,
         stop=start + cat(C_len),
-        leaf_of_point=leaf_flat.reshape(m, n),
+        order=order,
+        leaf_at=leaf_at,
     )

@@ -19,7 +19,6 @@ from mondrian_core.forest.tree_store import (
     NO_CHANGE,
     SPLIT_LEAF,
     TreeStore,
-    UniformStream,
     expected_discount,
     truncated_exp_moments,
 )
@@ -51,9 +50,12 @@ def test_truncated_exponential_moments_match_quadrature():
 # ------------------------------------------------------------------ online trees
 
 
-def test_online_tree_invariants():
+@pytest.mark.parametrize("batches", [[80], [1, 3, 9, 27, 40]])
+def test_online_tree_invariants(batches):
     X, y = _data(80)
-    f = MondrianForestRegressor(n_estimators=5, lifetime=4.0, random_state=1).partial_fit(X, y)
+    f = MondrianForestRegressor(n_estimators=5, lifetime=4.0, random_state=1)
+    for a, b in zip(np.cumsum([0] + batches[:-1]), np.cumsum(batches)):
+        f.partial_fit(X[a:b], y[a:b])
     a = f.trees_.arrays()
     for m in range(5):
         ids = np.flatnonzero(a["tree"] == m)
@@ -79,10 +81,25 @@ def test_operations_are_the_three_of_the_slides():
     X, y = _data(200)
     f = MondrianForestRegressor(n_estimators=4, lifetime=6.0, random_state=2)
     f.partial_fit(X[:100], y[:100])
+    # a call's points meet the trees as they were before it: the second batch meets
+    # leaves and inner nodes, so all three operations occur
+    n_before = f.trees_.n_nodes
+    splits_before = np.bincount(f.trees_.tree[f.trees_.left >= 0], minlength=4)
+    f.partial_fit(X[100:190], y[100:190])
     ops = f.last_operations_
     assert set(np.unique(ops)) <= {NO_CHANGE, EXTEND, INSERT_ABOVE, SPLIT_LEAF}
     for op in (EXTEND, INSERT_ABOVE, SPLIT_LEAF):
         assert np.any(ops == op)
+    # one point is credited with each new split, the new nodes get the next ids
+    splits_after = np.bincount(f.trees_.tree[f.trees_.left >= 0], minlength=4)
+    np.testing.assert_array_equal(splits_after - splits_before,
+                                  np.isin(ops, [INSERT_ABOVE, SPLIT_LEAF]).sum(axis=0))
+    new = np.arange(n_before, f.trees_.n_nodes)
+    assert (f.trees_.left[new] >= 0).sum() == (splits_after - splits_before).sum()
+    # the node recorded for a split-off point is the one the split was inserted above
+    a = f.trees_.arrays()
+    for i, m in zip(*np.nonzero(np.isin(ops, [INSERT_ABOVE, SPLIT_LEAF]))):
+        assert (ops[i, m] == SPLIT_LEAF) or not a["is_leaf"][f.last_operation_nodes_[i, m]]
     # a point inside an existing leaf's box changes nothing in the partition
     before = f.tree_summary()["n_leaves"].copy()
     a = f.trees_.arrays()
@@ -210,12 +227,11 @@ def test_closed_form_average_over_extensions_matches_monte_carlo(smoothing):
     n = 4000
     samples_mean = np.empty(n)
     samples_second = np.empty(n)
-    uniforms = UniformStream(rng)
     for s in range(n):
         g = copy.copy(f)
         g.trees_ = copy.deepcopy(f.trees_)
         g._posterior = None
-        g.trees_.extend(0, x_new[0].tolist(), [0.0, 0.0], uniforms)  # no data at x
+        g.trees_.extend(x_new, np.zeros((1, 2)), rng)  # no data at x
         a = g.trees_.arrays()
         post = g._node_posterior()
         j = _leaf_of(a, a["roots"][0], x_new)[0]
@@ -255,18 +271,12 @@ def test_predictive_std_grows_away_from_the_data(smoothing):
 
 def _hand_tree():
     """One tree: root cut at t=0.5 (x0 <= 0.5); left leaf labels [2, 1], right leaf [0, 3]."""
-    store = TreeStore(1, 2, 2.0, 2)
-    store.roots = [0]
-    store.tree = [0, 0, 0]
-    store.parent = [-1, 0, 0]
-    store.left = [1, -1, -1]
-    store.right = [2, -1, -1]
-    store.split_time = [0.5, math.inf, math.inf]
-    store.split_dim = [0, -1, -1]
-    store.split_loc = [0.5, math.nan, math.nan]
-    store.lower = [[0.0, 0.0], [0.0, 0.0], [0.6, 0.0]]
-    store.upper = [[1.0, 1.0], [0.4, 1.0], [1.0, 1.0]]
-    store.stats = [[2.0, 4.0], [2.0, 1.0], [0.0, 3.0]]
+    store = TreeStore.from_nodes(
+        2.0, roots=[0], tree=[0, 0, 0], parent=[-1, 0, 0], left=[1, -1, -1],
+        right=[2, -1, -1], split_time=[0.5, math.inf, math.inf], split_dim=[0, -1, -1],
+        split_loc=[0.5, math.nan, math.nan],
+        lower=[[0.0, 0.0], [0.0, 0.0], [0.6, 0.0]], upper=[[1.0, 1.0], [0.4, 1.0], [1.0, 1.0]],
+        stats=[[2.0, 4.0], [2.0, 1.0], [0.0, 3.0]])
     clf = MondrianForestClassifier(n_estimators=1, lifetime=2.0, discount_rate=1.0)
     clf.classes_ = np.array([0, 1])
     clf.n_features_in_ = 2
@@ -344,7 +354,7 @@ def _summaries(f):
             "split_times": np.concatenate(s["split_times"])}
 
 
-@pytest.mark.parametrize("how", ["online", "batch then online"])
+@pytest.mark.parametrize("how", ["online", "batch then online", "mini-batches"])
 def test_online_and_batch_trees_agree_in_distribution(how):
     """Two-sample KS tests over 500 independent trees each (p > 1e-3 with fixed seeds)."""
     X, y = _data(30, seed=30)
@@ -353,6 +363,9 @@ def test_online_and_batch_trees_agree_in_distribution(how):
     other = MondrianForestRegressor(M, lam, random_state=32)
     if how == "online":
         other.partial_fit(X, y)
+    elif how == "mini-batches":  # groups split off together and single points
+        for a, b in ((0, 1), (1, 8), (8, 9), (9, 20), (20, 30)):
+            other.partial_fit(X[a:b], y[a:b])
     else:
         other.fit(X[:12], y[:12]).partial_fit(X[12:], y[12:])
     sb, so = _summaries(batch), _summaries(other)
@@ -380,3 +393,73 @@ def test_batch_fit_leaf_values_and_stats():
             assert a["stats"][leaf, 0] == sel.sum()
             expected = (y[sel] - y.mean()).sum() / (sel.sum() + 0.4) + y.mean()
             assert values[leaf] == pytest.approx(expected, abs=1e-12)
+
+
+def _slow_predict(f, x):
+    """One point, tree by tree, node by node, with Python floats: the mixture over where x
+    branches off (module docstring), from the same per-node coefficients."""
+    a = f.trees_.arrays()
+    post = f._node_posterior()
+    means, seconds = [], []
+    for root in a["roots"]:
+        j, surv, mean, second = int(root), 1.0, 0.0, 0.0
+        while True:
+            rate = sum(max(lo - v, 0.0) + max(v - up, 0.0)
+                       for lo, up, v in zip(a["lower"][j], a["upper"][j], x))
+            z = rate * float(a["span"][j])
+            pb = 1.0 - math.exp(-z)
+            if z > 0:
+                eu, eu2 = (float(v[0]) for v in truncated_exp_moments(np.array([z])))
+                c = post["branch"][j]
+                mean += surv * pb * (c[0] + c[1] * eu)
+                second += surv * pb * (c[2] + c[3] * eu + c[4] * eu2)
+            if a["left"][j] < 0:
+                mean += surv * (1 - pb) * post["leaf"][j, 0]
+                second += surv * (1 - pb) * post["leaf"][j, 1]
+                break
+            surv *= 1 - pb
+            j = a["left"][j] if x[a["split_dim"][j]] <= a["split_loc"][j] else a["right"][j]
+        means.append(mean)
+        seconds.append(second)
+    mu = float(np.mean(means))
+    return mu + f.y_mean_, math.sqrt(max(np.mean(seconds) - mu**2, 0.0) + f._variances()[0])
+
+
+@pytest.mark.parametrize("how", ["fit", "partial_fit"])
+def test_vectorised_prediction_equals_a_walk_per_point(how):
+    X, y = _data(150, seed=40)
+    f = MondrianForestRegressor(6, 4.0, random_state=41)
+    if how == "fit":
+        f.fit(X, y)
+    else:
+        f.fit(X[:50], y[:50]).partial_fit(X[50:], y[50:])
+    Xt = np.random.default_rng(42).uniform(-0.5, 1.5, size=(40, 2))
+    mean, std = f.predict(Xt, return_std=True)
+    slow = np.array([_slow_predict(f, x) for x in Xt])
+    np.testing.assert_allclose(mean, slow[:, 0], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(std, slow[:, 1], rtol=0, atol=1e-10)
+
+
+def test_memory_is_proportional_to_the_nodes():
+    X, y = _data(400, seed=43)
+    f = MondrianForestRegressor(8, 5.0, random_state=44).fit(X, y)
+    store = f.trees_
+    per_node = 8 * (5 + 2 + 2 * X.shape[1] + 2)  # 5 ints, 2 floats, box, [count, sum y]
+    assert store.nbytes() == store.n_nodes * per_node + 8 * 8  # + roots; no per-point arrays
+    f.partial_fit(X[:200] + 0.01, y[:200])
+    assert store.nbytes() <= 2 * store.n_nodes * per_node + 8 * 8 + 16 * per_node
+
+
+def test_fitted_forest_pickles_and_goes_on_learning_alike():
+    import pickle
+
+    X, y = _data(120, seed=45)
+    f = MondrianForestRegressor(4, 4.0, random_state=46).fit(X[:60], y[:60])
+    f.partial_fit(X[60:100], y[60:100])
+    g = pickle.loads(pickle.dumps(f))
+    np.testing.assert_array_equal(f.predict(X), g.predict(X))
+    # the generator travels with the model: the same further growth
+    f.partial_fit(X[100:], y[100:])
+    g.partial_fit(X[100:], y[100:])
+    np.testing.assert_array_equal(f.predict(X, return_std=True)[1],
+                                  g.predict(X, return_std=True)[1])

@@ -140,3 +140,25 @@ def test_kernel_pca_matches_dense_eigendecomposition(sampler):
     dense = vecs[:, ::-1][:, :2] * np.sqrt(vals[::-1][:2])
     for k in range(2):  # up to sign
         assert min(np.abs(E[:, k] - dense[:, k]).max(), np.abs(E[:, k] + dense[:, k]).max()) < 1e-6
+
+
+def test_woodbury_preconditioned_cg_is_exact_and_stops_at_once():
+    """C < N: CG preconditioned by the exact cluster-space inverse; same answers as the
+    unpreconditioned solve and the dense GP, variances from the same factor."""
+    X, y = toy(300, seed=4)
+    Xt = np.linspace(-1, 11, 40)[:, None]
+    s = 0.05
+    fc = FastClusterPartitions(n_partitions=25, max_level=3, random_state=5)
+    fast = PartitionGP(fc, noise_variance=s, tol=1e-10, normalize_y=False).fit(X, y)
+    assert fast.algebra_.n_clusters < len(X) and fast._woodbury is not None
+    assert fast.n_iter_ <= 2 and fast.residual_ <= 1e-10
+    plain = PartitionGP(fc, noise_variance=s, tol=1e-12, normalize_y=False,
+                        preconditioner=False).fit(X, y)
+    np.testing.assert_allclose(fast.alpha_, plain.alpha_, rtol=0, atol=1e-8)
+    mean, cov = dense_posterior(fast.partitions_, X, y, Xt, s)
+    m, sd = fast.predict(Xt, return_std=True)
+    np.testing.assert_allclose(m, mean, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(sd**2, np.diag(cov), rtol=0, atol=1e-9)
+    # the weight-space path without the fit's factor gives the same variances
+    m2, sd2 = plain.predict(Xt, return_std=True)
+    np.testing.assert_allclose(sd2, sd, rtol=0, atol=1e-9)

@@ -234,3 +234,41 @@ def test_mondrian_partitions_converge_to_the_laplace_kernel():
         assert np.all(np.abs(K - p) < 4 * se + 1e-12)
     # fitted points: labels are the nodes alive at the lifetime
     assert np.array_equal(P.labels(X), P.trees_.nodes_at())
+
+
+@pytest.mark.parametrize("sampler", [FastClusterPartitions(n_partitions=20, max_level=3,
+                                                           random_state=4),
+                                     MondrianPartitions(n_partitions=12, lifetime=2.0,
+                                                        random_state=4)],
+                         ids=["compact-labels", "scattered-labels"])
+def test_cluster_gram_and_woodbury_inverse_equal_dense(data, sampler):
+    X, y = data
+    L = sampler.fit(X, y).labels(X)
+    alg = PartitionAlgebra(L)
+    Phi = alg.indicators().toarray()
+    G = alg.cluster_gram()
+    iu = np.triu_indices(alg.n_clusters)
+    np.testing.assert_array_equal(G[iu], (Phi.T @ Phi)[iu])  # counts: exact
+    # clusters are numbered partition by partition
+    for r in range(alg.m):
+        assert np.all((alg.ids[r] >= alg.part_start[r]) & (alg.ids[r] < alg.part_start[r + 1]))
+    s = 0.07
+    A = Phi @ Phi.T / alg.m + s * np.eye(alg.n)
+    V = np.random.default_rng(5).standard_normal((alg.n, 2))
+    for v in V.T:
+        np.testing.assert_allclose(alg.exact_preconditioner(s).matvec(v), np.linalg.solve(A, v),
+                                   rtol=0, atol=1e-10)
+
+
+def test_fast_cluster_nearest_centre_over_many_blocks():
+    """Enough points for several cache-sized blocks per partition; brute force per point."""
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((3000, 4))
+    fc = FastClusterPartitions(n_partitions=12, max_level=8, random_state=7).fit(X)
+    Xnew = rng.standard_normal((2500, 4))
+    L = fc.labels(Xnew)
+    assert max(len(c) for c in fc.centres_) == 256
+    for r in range(12):
+        C = fc.centres_[r]
+        d = ((Xnew[:, None, fc.dims_[r]] - C[None]) ** 2).sum(-1)
+        assert np.array_equal(L[r], np.argmin(d, axis=1))

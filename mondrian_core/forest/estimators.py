@@ -23,6 +23,8 @@ linear dimension of the part of the enlarged box not covered by ``j``'s box,
 By the projectivity of the Mondrian process (Roy and Teh, 2009), a tree grown
 point by point has the same distribution as a batch tree on all the points, in
 any order.  The cost of one point is proportional to the depth of the tree.
+``partial_fit`` inserts the points of one call together, with the same
+distribution (``TreeStore.extend``).
 
 Prediction extends each tree to the test point in the same way and averages
 over every extension in closed form: the point branches off above the ``i``-th
@@ -82,13 +84,12 @@ from mondrian_core._validation import (
 from mondrian_core.errors import InputError
 from mondrian_core.forest.tree_store import (
     TreeStore,
-    UniformStream,
     expected_discount,
     truncated_exp_moments,
     walk,
 )
 
-#: Largest points x trees of one partial_fit call (a Python step per point and tree).
+#: Largest points x trees of one partial_fit call (its working arrays hold one row per pair).
 MAX_ONLINE_UPDATES = 2_000_000
 
 
@@ -111,29 +112,22 @@ class _MondrianForestBase(BaseEstimator):
         self._rng = check_random_state(self.random_state)
         trees = sample_mondrian_trees(X, self.n_estimators, self.lifetime, random_state=self._rng)
         self.trees_ = TreeStore.from_trees(trees, self._point_stats(y))
-        self._uniforms = UniformStream(self._rng)
         self.n_features_in_ = X.shape[1]
 
     def _partial_fit_trees(self, X, y):
         if X.shape[0] * self.n_estimators > MAX_ONLINE_UPDATES:
             raise InputError(
-                f"Adding {X.shape[0]:,} points to {self.n_estimators:,} trees one by one is "
+                f"Adding {X.shape[0]:,} points to {self.n_estimators:,} trees in one call is "
                 f"{X.shape[0] * self.n_estimators:,} online updates (limit "
                 f"{MAX_ONLINE_UPDATES:,} per call); pass fewer points per partial_fit, use fewer "
                 "trees, or fit in one batch.")
         if not hasattr(self, "trees_"):
             self._rng = check_random_state(self.random_state)
-            self._uniforms = UniformStream(self._rng)
             self.trees_ = TreeStore(self.n_estimators, X.shape[1], self.lifetime,
                                      self._n_stats())
             self.n_features_in_ = X.shape[1]
-        store, uniforms = self.trees_, self._uniforms
-        stats = self._point_stats(y).tolist()
-        ops = np.zeros((X.shape[0], self.n_estimators), dtype=np.int8)
-        where = np.zeros((X.shape[0], self.n_estimators), dtype=np.int64)
-        for i, x in enumerate(X.tolist()):     # online: one point after the other
-            for m in range(self.n_estimators):
-                ops[i, m], where[i, m] = store.extend(m, x, stats[i], uniforms)
+        # the whole call at once: distributed as inserting the points one by one
+        ops, where = self.trees_.extend(X, self._point_stats(y), self._rng)
         self.last_operations_ = ops
         self.last_operation_nodes_ = where
 
@@ -226,6 +220,8 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
     last_operations_ : ndarray of int8, shape (n_points, n_estimators)
         The operation each point of the last ``partial_fit`` caused in each tree
         (codes in ``OPERATION_NAMES``: no change, extend, insert above, split leaf).
+        The points of one call meet the trees as they were before it; each split
+        added is credited to one point (see ``TreeStore.extend``).
     last_operation_nodes_ : ndarray of int64, shape (n_points, n_estimators)
         The node at which each of those operations happened.
 

@@ -1,15 +1,19 @@
 """The Mondrian trees of a forest as one store, grown online by the conditional Mondrian.
 
 :class:`TreeStore` keeps every tree's nodes (boxes, birth and split times, splits,
-per-node statistics) and extends them point by point (``MTx`` of the Mondrian
-forests slides, ``papers/002``); :func:`walk` runs points down all trees at once
-for prediction with hierarchical smoothing and the branch-off probabilities.
+per-node statistics) in flat NumPy arrays and extends them by the conditional
+Mondrian (``MTx`` of the Mondrian forests slides, ``papers/002``): a few points one
+by one, larger batches all at once, level by level over all trees; :func:`walk` runs
+points down all trees at once for prediction with hierarchical smoothing and the
+branch-off probabilities.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+from mondrian_core.trees import grow_subtrees, node_boxes, node_reduce
 
 #: Codes of the operation a new point caused in a tree (``last_operations_``).
 NO_CHANGE, EXTEND, INSERT_ABOVE, SPLIT_LEAF = 0, 1, 2, 3
@@ -21,41 +25,25 @@ OPERATION_NAMES = {
 }
 
 
-class UniformStream:
-    """Uniform [0, 1) draws from a Generator, served one at a time from a buffer.
+#: Calls with at most this many points insert them one by one (``TreeStore.extend``).
+SEQUENTIAL_BATCH = 4
 
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The source of the draws.
-    size : int, default=4096
-        How many draws to buffer at a time.
-    """
-
-    def __init__(self, rng: np.random.Generator, size: int = 4096):
-        self._rng, self._size, self._buf = rng, size, []
-
-    def next(self) -> float:
-        """Return the next uniform draw.
-
-        Returns
-        -------
-        float
-            A number in [0, 1).
-        """
-        if not self._buf:
-            self._buf = self._rng.random(self._size).tolist()
-        return self._buf.pop()
+_INT_FIELDS = ("tree", "parent", "left", "right", "split_dim")
+_FLOAT_FIELDS = ("split_time", "split_loc")
+_ROW_FIELDS = ("lower", "upper", "stats")
 
 
 class TreeStore:
-    """The nodes of all trees of a forest, in growable per-node Python lists.
+    """The nodes of all trees of a forest, as flat NumPy arrays grown in place.
 
-    Node ids are global (all trees concatenated), like :class:`MondrianTrees`.
-    The online path touches one node at a time, so plain lists (no NumPy
-    scalars) keep it fast; :meth:`arrays` freezes them for vectorised prediction.
-    ``stats[j]`` is ``[count, sum_y]`` (regression) or the label counts
-    (classification) of all points below node ``j``.
+    Node ids are global (all trees concatenated), like :class:`MondrianTrees`; new
+    nodes get the next ids. Per node: ``tree, parent, left, right`` (-1: none),
+    ``split_time`` (inf for a leaf), ``split_dim``, ``split_loc``, the bounding box
+    ``lower, upper`` (n_nodes, D) of the points below it, and ``stats`` (n_nodes,
+    n_stats): ``[count, sum_y]`` (regression) or the label counts (classification) of
+    those points. The arrays have spare capacity (doubled when full) so online growth
+    costs amortised O(1) per node; memory is proportional to the nodes held.
+    :meth:`arrays` adds depth, birth and end times for prediction.
 
     Parameters
     ----------
@@ -77,23 +65,105 @@ class TreeStore:
     def __init__(self, n_trees: int, n_features: int, lifetime: float, n_stats: int):
         self.n_trees, self.n_features, self.lifetime = n_trees, n_features, float(lifetime)
         self.n_stats = n_stats
-        self.roots = [-1] * n_trees
-        self.tree: list[int] = []
-        self.parent: list[int] = []
-        self.left: list[int] = []
-        self.right: list[int] = []
-        self.split_time: list[float] = []
-        self.split_dim: list[int] = []
-        self.split_loc: list[float] = []
-        self.lower: list[list[float]] = []
-        self.upper: list[list[float]] = []
-        self.stats: list[list[float]] = []
+        self.roots = np.full(n_trees, -1, dtype=np.int64)
+        self._n = 0
+        self._cols = {"lower": n_features, "upper": n_features, "stats": n_stats}
+        self._data = {}
+        self._allocate(0)
         self._frozen = None
+        self._depth = None
+        self._uniforms = []
+
+    def _allocate(self, capacity):
+        old, n = self._data, self._n
+        data = {}
+        for f in _INT_FIELDS:
+            data[f] = np.empty(capacity, dtype=np.int64)
+        for f in _FLOAT_FIELDS:
+            data[f] = np.empty(capacity)
+        for f in _ROW_FIELDS:
+            data[f] = np.empty((capacity, self._cols[f]))
+        for f, arr in old.items():
+            data[f][:n] = arr[:n]
+        self._data = data
+
+    def _append(self, **fields) -> np.ndarray:
+        """Append nodes (scalars broadcast); returns their ids."""
+        k = max(np.shape(v)[0] for f, v in fields.items()
+                if np.ndim(v) >= (2 if f in _ROW_FIELDS else 1))
+        n = self._n
+        if n + k > self._data["tree"].shape[0]:
+            self._allocate(max(2 * (n + k), 16))
+        for f, arr in self._data.items():
+            arr[n:n + k] = fields[f]
+        self._n = n + k
+        return np.arange(n, n + k)
+
+    def __getattr__(self, name):
+        # node fields read as views of the filled part (``store.tree``, ``store.lower`` ...)
+        data = self.__dict__.get("_data")
+        if data is not None and name in data:
+            return data[name][:self.__dict__["_n"]]
+        raise AttributeError(name)
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes held, over all trees."""
+        return self._n
+
+    def nbytes(self) -> int:
+        """Return the bytes held by the node arrays (capacity included).
+
+        Returns
+        -------
+        int
+            Bytes of all node arrays.
+        """
+        return sum(a.nbytes for a in self._data.values()) + self.roots.nbytes
 
     # ------------------------------------------------------------ building
     @classmethod
+    def from_nodes(cls, lifetime, roots, tree, parent, left, right, split_time, split_dim,
+                   split_loc, lower, upper, stats) -> TreeStore:
+        """Build a store holding the given nodes (one row per node; -1 for no node).
+
+        Parameters
+        ----------
+        lifetime : float
+            The trees' lifetime.
+        roots : array-like of int, shape (n_trees,)
+            Each tree's root node.
+        tree, parent, left, right : array-like of int, shape (n_nodes,)
+            Each node's tree, parent and children (-1: none).
+        split_time, split_dim, split_loc : array-like, shape (n_nodes,)
+            Each node's cut (``inf``, -1 and ``nan`` for a leaf).
+        lower, upper : ndarray of shape (n_nodes, D)
+            The bounding box of the points below each node.
+        stats : ndarray of shape (n_nodes, n_stats)
+            The statistics of the points below each node.
+
+        Returns
+        -------
+        TreeStore
+            The store, adopting the arrays.
+        """
+        fields = dict(tree=tree, parent=parent, left=left, right=right, split_time=split_time,
+                      split_dim=split_dim, split_loc=split_loc, lower=lower, upper=upper,
+                      stats=stats)
+        for f, v in fields.items():  # adopted as they are when already owned arrays
+            v = np.asarray(v, dtype=np.int64 if f in _INT_FIELDS else float)
+            fields[f] = v if v.flags.writeable and v.flags.c_contiguous else v.copy()
+        store = cls(len(roots), fields["lower"].shape[1], lifetime, fields["stats"].shape[1])
+        store._data = fields
+        store._n = fields["tree"].shape[0]
+        store.roots = np.array(roots, dtype=np.int64)
+        return store
+
+    @classmethod
     def from_trees(cls, trees, stats_of_points: np.ndarray) -> TreeStore:
         """Adopt batch trees (a :class:`MondrianTrees`) with per-point statistics.
+
+        The per-point arrays of ``trees`` (order, leaves) are not kept.
 
         Parameters
         ----------
@@ -108,176 +178,359 @@ class TreeStore:
         TreeStore
             A store holding the same nodes.
         """
-        store = cls(trees.n_trees, trees.n_features_in, trees.lifetime, stats_of_points.shape[1])
-        store.roots = np.asarray(trees.roots).tolist()
-        store.tree = np.asarray(trees.tree).tolist()
-        store.parent = np.asarray(trees.parent).tolist()
-        store.left = np.asarray(trees.left).tolist()
-        store.right = np.asarray(trees.right).tolist()
-        store.split_time = np.asarray(trees.split_time, dtype=float).tolist()
-        store.split_dim = np.asarray(trees.split_dim).tolist()
-        store.split_loc = np.asarray(trees.split_loc, dtype=float).tolist()
-        store.lower = np.asarray(trees.lower, dtype=float).tolist()
-        store.upper = np.asarray(trees.upper, dtype=float).tolist()
-        # Node sums through cumulative sums over each tree's point order.
         tree = np.asarray(trees.tree)
-        ordered = stats_of_points[np.asarray(trees.order)]          # (M, N, S)
-        cum = np.concatenate([np.zeros((trees.n_trees, 1, ordered.shape[2])),
-                              np.cumsum(ordered, axis=1)], axis=1)
-        sums = cum[tree, np.asarray(trees.stop)] - cum[tree, np.asarray(trees.start)]
-        store.stats = sums.tolist()
+        flat_order = np.asarray(trees.order).reshape(-1)
+        start = tree * trees.n_samples + trees.start  # positions in the flat order
+        sums = node_reduce(stats_of_points[flat_order], start, trees.left, trees.right,
+                           trees.depth, np.add)
+        lower, upper = node_boxes(trees.X_fit, flat_order, start, trees.left, trees.right,
+                                  trees.depth)  # fresh arrays, adopted
+        store = cls.from_nodes(trees.lifetime, trees.roots, tree, trees.parent.copy(),
+                               trees.left.copy(), trees.right.copy(), trees.split_time.copy(),
+                               trees.split_dim.copy(), trees.split_loc.copy(), lower, upper,
+                               sums)
+        store._depth = np.asarray(trees.depth, dtype=np.int64)
         return store
 
-    def _new_node(self, m, parent, left, right, split_time, dim, loc, lower, upper, stats):
-        self.tree.append(m)
-        self.parent.append(parent)
-        self.left.append(left)
-        self.right.append(right)
-        self.split_time.append(split_time)
-        self.split_dim.append(dim)
-        self.split_loc.append(loc)
-        self.lower.append(lower)
-        self.upper.append(upper)
-        self.stats.append(stats)
-        return len(self.tree) - 1
+    # ------------------------------------------------------------ online growth
+    def extend(self, X: np.ndarray, point_stats: np.ndarray, rng: np.random.Generator):
+        """Add the rows of X to every tree by the conditional Mondrian, all at once.
 
-    def extend(self, m: int, x: list[float], point_stats: list[float], uniforms: UniformStream):
-        """Add one point to tree ``m`` by the conditional Mondrian.
-
-        Cost proportional to the depth of the tree.
+        The batch walks down each tree together. At node ``j`` (born at ``b``, cut at
+        ``t_j``, box ``B``) holding the batch's points ``S``, the part of the bounding
+        box of ``B`` and ``S`` outside ``B`` has linear dimension ``r``; with
+        ``E ~ Exp(r)``, if ``b + E < min(t_j, lifetime)`` a split is inserted above
+        ``j`` at ``b + E``, in a dimension chosen proportionally to the gap and
+        uniformly within it: the points beyond it form a new subtree (a fresh Mondrian
+        of their own, grown by :func:`mondrian_core.trees.grow_subtrees` from
+        ``b + E``), the others go on with ``j`` from ``b + E``. Otherwise ``j``'s box
+        grows to hold ``S`` and ``S`` follows ``j``'s split to its children. Cuts of
+        the enlarged box inside ``B``'s extent are exactly the old tree's cuts, and
+        cuts outside it compete with them as independent exponential clocks, so the
+        result is distributed as a batch tree on all points seen (projectivity); for
+        one point this is the conditional Mondrian ``MTx`` of the slides. An empty
+        tree starts from a leaf holding the first row.
 
         Parameters
         ----------
-        m : int
-            The tree.
-        x : list of float
-            The point, length D.
-        point_stats : list of float
-            The point's statistics, added to every node on its path.
-        uniforms : UniformStream
+        X : ndarray of shape (N, D)
+            The new points.
+        point_stats : ndarray of shape (N, n_stats)
+            Each point's contribution to the statistics of the nodes above it.
+        rng : numpy.random.Generator
             The source of randomness.
 
         Returns
         -------
-        operation : int
-            One of ``NO_CHANGE``, ``EXTEND``, ``INSERT_ABOVE``, ``SPLIT_LEAF``.
-        node : int
-            The node above which a split was inserted, or the leaf that received
-            the point.
+        operations : int8 array (N, n_trees)
+            Per point and tree: ``SPLIT_LEAF`` / ``INSERT_ABOVE`` for the point
+            credited with a new split (the split that separated a group of new points
+            from old ones is credited to one of them, by the kind of node it was
+            inserted above; each further split among the group to one point of each
+            new leaf, as ``SPLIT_LEAF``), so the number of such labels equals the
+            number of splits added; ``EXTEND`` for the other points outside a box on
+            their way; ``NO_CHANGE`` otherwise.
+        nodes : int array (N, n_trees)
+            The node above which the point's group was split off, else its leaf.
         """
+        X = np.asarray(X, dtype=float)
+        point_stats = np.asarray(point_stats, dtype=float)
+        N, M = X.shape[0], self.n_trees
+        ops = np.zeros((N, M), dtype=np.int8)
+        where = np.full((N, M), -1, dtype=np.int64)
+        if N == 0:
+            return ops, where
         self._frozen = None
+        self._depth = None
+        if N <= SEQUENTIAL_BATCH:  # a few points: scalar walks beat the batch's array calls
+            for i, (x, ps) in enumerate(zip(X.tolist(), point_stats.tolist())):
+                for m in range(M):
+                    ops[i, m], where[i, m] = self._extend_one(m, x, ps, rng)
+            return ops, where
         lifetime = self.lifetime
-        j = self.roots[m]
+        empty = np.flatnonzero(self.roots < 0)
+        if empty.size:  # the first row starts these trees as a root leaf
+            ids = self._append(tree=empty, parent=-1, left=-1, right=-1, split_time=np.inf,
+                               split_dim=-1, split_loc=np.nan, lower=X[0], upper=X[0],
+                               stats=point_stats[0])
+            self.roots[empty] = ids
+            where[0, empty] = ids
+        starts_empty = np.zeros(M, dtype=bool)
+        starts_empty[empty] = True
+        # items: (tree, node, birth) with their rows, consecutive in `rows`
+        it_len = np.where(starts_empty, N - 1, N)
+        it_tree = np.flatnonzero(it_len > 0)
+        it_len = it_len[it_tree]
+        it_node = self.roots[it_tree]
+        it_birth = np.zeros(it_tree.size)
+        rows = np.concatenate([np.arange(1 if starts_empty[m] else 0, N) for m in it_tree]
+                              ) if it_tree.size else np.zeros(0, dtype=np.int64)
+        d = self._data
+        groups = []  # new subtrees: (tree, time, parent node, on the left?, rows, op code)
+        while it_tree.size:
+            k = it_tree.size
+            seg_off = np.cumsum(it_len) - it_len
+            seg = np.repeat(np.arange(k), it_len)
+            Xr = X[rows]
+            smin = np.minimum.reduceat(Xr, seg_off, axis=0)
+            smax = np.maximum.reduceat(Xr, seg_off, axis=0)
+            node = it_node
+            lo, up = d["lower"][node], d["upper"][node]
+            glo = np.maximum(lo - smin, 0.0)
+            ghi = np.maximum(smax - up, 0.0)
+            gap = glo + ghi
+            rate = gap.sum(axis=1)
+            e = rng.standard_exponential(k)
+            with np.errstate(divide="ignore"):
+                t_new = it_birth + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
+            split_time = d["split_time"][node]
+            ins = t_new < np.minimum(split_time, lifetime)
+            sums = np.add.reduceat(point_stats[rows], seg_off, axis=0)
+            is_leaf = d["left"][node] < 0
+            row_tree = it_tree[seg]
+            row_ins = ins[seg]
+            new_tree, new_node, new_birth, new_rows, new_len = [], [], [], [], []
+
+            # -- no insertion: the box grows, the points follow the split (or stay)
+            ext = np.flatnonzero(~ins)
+            if ext.size:
+                ne = node[ext]
+                d["lower"][ne] = np.minimum(lo[ext], smin[ext])
+                d["upper"][ne] = np.maximum(up[ext], smax[ext])
+                d["stats"][ne] += sums[ext]
+                outside = ((Xr < lo[seg]) | (Xr > up[seg])).any(axis=1) & ~row_ins
+                ops[rows[outside], row_tree[outside]] = EXTEND
+                at_leaf = ~row_ins & is_leaf[seg]
+                where[rows[at_leaf], row_tree[at_leaf]] = node[seg[at_leaf]]
+                follow = ~row_ins & ~is_leaf[seg]
+                if follow.any():
+                    fr, fs = rows[follow], seg[follow]
+                    fn = node[fs]
+                    go_left = X[fr, d["split_dim"][fn]] <= d["split_loc"][fn]
+                    for side, mask in ((d["left"], go_left), (d["right"], ~go_left)):
+                        cnt = np.bincount(fs[mask], minlength=k)  # rows stay grouped by item
+                        uniq = np.flatnonzero(cnt)
+                        new_tree.append(it_tree[uniq])
+                        new_node.append(side[node[uniq]])
+                        new_birth.append(split_time[uniq])
+                        new_rows.append(fr[mask])
+                        new_len.append(cnt[uniq])
+
+            # -- insertion of a split above j at t_new
+            ii = np.flatnonzero(ins)
+            if ii.size:
+                ni = ii.size
+                g = gap[ii]
+                cs = np.cumsum(g, axis=1)
+                target = rng.random(ni) * cs[:, -1]
+                dim = np.minimum((cs <= target[:, None]).sum(axis=1), self.n_features - 1)
+                rk = np.arange(ni)
+                bad = g[rk, dim] <= 0  # rounding at the end of the cumulative sum
+                if bad.any():
+                    dim[bad] = np.argmax(g[bad], axis=1)
+                g_lo, g_hi = glo[ii, dim], ghi[ii, dim]
+                v = rng.random(ni) * (g_lo + g_hi)
+                low_side = v < g_lo
+                loc = np.where(low_side, smin[ii, dim] + v, up[ii, dim] + (v - g_lo))
+                j = node[ii]
+                par = d["parent"][j]
+                c = self._append(tree=it_tree[ii], parent=par, left=np.where(low_side, -1, j),
+                                 right=np.where(low_side, j, -1), split_time=t_new[ii],
+                                 split_dim=dim, split_loc=loc,
+                                 lower=np.minimum(lo[ii], smin[ii]),
+                                 upper=np.maximum(up[ii], smax[ii]), stats=d["stats"][j] + sums[ii])
+                d = self._data
+                has = par >= 0
+                pl = has & (d["left"][np.maximum(par, 0)] == j)
+                d["left"][par[pl]] = c[pl]
+                pr = has & ~pl
+                d["right"][par[pr]] = c[pr]
+                self.roots[it_tree[ii][~has]] = c[~has]
+                d["parent"][j] = c
+                # rows of inserted items: far side (a new subtree) or on with j
+                slot = np.full(k, -1)
+                slot[ii] = rk
+                sel = row_ins
+                sr, ss = rows[sel], slot[seg[sel]]
+                xd = X[sr, dim[ss]]
+                far = np.where(low_side[ss], xd <= loc[ss], xd > loc[ss])
+                op = np.where(is_leaf[ii], SPLIT_LEAF, INSERT_ABOVE)
+                fs = ss[far]  # rows stay grouped by item
+                cnt = np.bincount(fs, minlength=ni)
+                uniq = np.flatnonzero(cnt)  # every inserted item has far points
+                groups.append((it_tree[ii], t_new[ii], c, low_side, sr[far], cnt, op))
+                where[sr[far], it_tree[ii][fs]] = j[fs]
+                ns = ss[~far]
+                if ns.size:
+                    cnt = np.bincount(ns, minlength=ni)
+                    uniq = np.flatnonzero(cnt)
+                    new_tree.append(it_tree[ii][uniq])
+                    new_node.append(j[uniq])
+                    new_birth.append(t_new[ii][uniq])
+                    new_rows.append(sr[~far])
+                    new_len.append(cnt[uniq])
+
+            if new_tree:
+                it_tree, it_node = np.concatenate(new_tree), np.concatenate(new_node)
+                it_birth, rows = np.concatenate(new_birth), np.concatenate(new_rows)
+                it_len = np.concatenate(new_len)
+            else:
+                break
+        if groups:
+            self._grow_groups(X, point_stats, groups, ops, rng)
+        return ops, where
+
+    def _uniform(self, rng) -> float:
+        if not self._uniforms:
+            self._uniforms = rng.random(1024).tolist()
+        return self._uniforms.pop()
+
+    def _reserve_one(self):
+        if self._n == self._data["tree"].shape[0]:
+            self._allocate(max(2 * self._n, 16))
+        self._n += 1
+        return self._n - 1
+
+    def _extend_one(self, m, x, point_stats, rng):
+        """Insert one point into tree ``m`` (the conditional Mondrian, ``extend`` for one
+        point, walked with Python scalars); returns (operation, node)."""
+        d = self._data
+        j = int(self.roots[m])
         if j < 0:  # first point: a root leaf with an empty box
-            self.roots[m] = self._new_node(m, -1, -1, -1, math.inf, -1, math.nan,
-                                           list(x), list(x), list(point_stats))
-            return NO_CHANGE, self.roots[m]
-        birth = 0.0
-        operation = NO_CHANGE
-        D = self.n_features
+            j = self._reserve_one()
+            d = self._data
+            for f, v in (("tree", m), ("parent", -1), ("left", -1), ("right", -1),
+                         ("split_time", math.inf), ("split_dim", -1), ("split_loc", math.nan),
+                         ("lower", x), ("upper", x), ("stats", point_stats)):
+                d[f][j] = v
+            self.roots[m] = j
+            return NO_CHANGE, j
+        lifetime = self.lifetime
+        birth, operation = 0.0, NO_CHANGE
         while True:
-            lo, up = self.lower[j], self.upper[j]
-            gaps = [0.0] * D
-            rate = 0.0
-            for d in range(D):
-                g = lo[d] - x[d] if x[d] < lo[d] else (x[d] - up[d] if x[d] > up[d] else 0.0)
-                gaps[d] = g
-                rate += g
-            split_time = self.split_time[j]
-            end = split_time if split_time < lifetime else lifetime
+            lo, up = d["lower"][j].tolist(), d["upper"][j].tolist()
+            gaps = [a - b if b < a else (b - c if b > c else 0.0) for a, b, c in zip(lo, x, up)]
+            rate = sum(gaps)
+            split_time = float(d["split_time"][j])
             if rate > 0.0:
-                e = -math.log(1.0 - uniforms.next()) / rate
-                if birth + e < end:
-                    return self._insert_above(m, j, x, point_stats, birth + e, gaps, rate,
-                                              uniforms)
-                # no new split: the node's range grows to hold x
-                for d in range(D):
-                    if x[d] < lo[d]:
-                        lo[d] = x[d]
-                    elif x[d] > up[d]:
-                        up[d] = x[d]
+                t = birth - math.log(1.0 - self._uniform(rng)) / rate
+                if t < min(split_time, lifetime):
+                    return self._insert_above(m, j, x, point_stats, t, gaps, rate, lo, up, rng)
+                d["lower"][j] = [min(a, b) for a, b in zip(lo, x)]
+                d["upper"][j] = [max(a, b) for a, b in zip(up, x)]
                 operation = EXTEND
-            st = self.stats[j]
-            for s, v in enumerate(point_stats):
-                st[s] += v
-            if self.left[j] < 0:
+            d["stats"][j] += point_stats
+            left = int(d["left"][j])
+            if left < 0:
                 return operation, j
             birth = split_time
-            j = self.left[j] if x[self.split_dim[j]] <= self.split_loc[j] else self.right[j]
+            j = left if x[d["split_dim"][j]] <= d["split_loc"][j] else int(d["right"][j])
 
-    def _insert_above(self, m, j, x, point_stats, time, gaps, rate, uniforms):
+    def _insert_above(self, m, j, x, point_stats, time, gaps, rate, lo, up, rng):
         # dimension with probability proportional to the gap, location uniform in it
-        target = uniforms.next() * rate
-        d, acc = 0, gaps[0]
-        while acc <= target and d < self.n_features - 1:
-            d += 1
-            acc += gaps[d]
-        while gaps[d] == 0.0:  # guard against rounding at the end of the cumulative sum
-            d -= 1
-        lo, up = self.lower[j], self.upper[j]
-        u = uniforms.next()
-        if x[d] > up[d]:
-            loc = up[d] + u * (x[d] - up[d])
-        else:
-            loc = x[d] + u * (lo[d] - x[d])
-        leaf = self._new_node(m, -1, -1, -1, math.inf, -1, math.nan, list(x), list(x),
-                              list(point_stats))
-        left, right = (j, leaf) if x[d] > loc else (leaf, j)
-        stats = [a + b for a, b in zip(self.stats[j], point_stats)]
-        new_lo = [min(a, b) for a, b in zip(lo, x)]
-        new_up = [max(a, b) for a, b in zip(up, x)]
-        par = self.parent[j]
-        node = self._new_node(m, par, left, right, time, d, loc, new_lo, new_up, stats)
-        self.parent[leaf] = node
-        self.parent[j] = node
+        target = self._uniform(rng) * rate
+        dim, acc = 0, gaps[0]
+        while acc <= target and dim < self.n_features - 1:
+            dim += 1
+            acc += gaps[dim]
+        while gaps[dim] == 0.0:  # guard against rounding at the end of the cumulative sum
+            dim -= 1
+        u = self._uniform(rng)
+        loc = up[dim] + u * (x[dim] - up[dim]) if x[dim] > up[dim] else x[dim] + u * (lo[dim] - x[dim])
+        leaf = self._reserve_one()
+        node = self._reserve_one()
+        d = self._data
+        par = int(d["parent"][j])
+        left, right = (j, leaf) if x[dim] > loc else (leaf, j)
+        for f, v in (("tree", m), ("parent", node), ("left", -1), ("right", -1),
+                     ("split_time", math.inf), ("split_dim", -1), ("split_loc", math.nan),
+                     ("lower", x), ("upper", x), ("stats", point_stats)):
+            d[f][leaf] = v
+        for f, v in (("tree", m), ("parent", par), ("left", left), ("right", right),
+                     ("split_time", time), ("split_dim", dim), ("split_loc", loc),
+                     ("lower", [min(a, b) for a, b in zip(lo, x)]),
+                     ("upper", [max(a, b) for a, b in zip(up, x)]),
+                     ("stats", d["stats"][j] + point_stats)):
+            d[f][node] = v
+        d["parent"][j] = node
         if par < 0:
             self.roots[m] = node
-        elif self.left[par] == j:
-            self.left[par] = node
+        elif d["left"][par] == j:
+            d["left"][par] = node
         else:
-            self.right[par] = node
-        return (SPLIT_LEAF if self.left[j] < 0 else INSERT_ABOVE), j
+            d["right"][par] = node
+        return (SPLIT_LEAF if d["left"][j] < 0 else INSERT_ABOVE), j
+
+    def _grow_groups(self, X, point_stats, groups, ops, rng):
+        """Grow the new subtrees of points split off from old nodes and attach them."""
+        g_tree, g_time, g_parent, g_left, g_rows, g_len, g_op = (
+            np.concatenate([g[i] for g in groups]) for i in range(7))
+        off = np.cumsum(g_len) - g_len
+        Xg = X[g_rows]
+        lo = np.minimum.reduceat(Xg, off, axis=0)
+        hi = np.maximum.reduceat(Xg, off, axis=0)
+        XT = np.ascontiguousarray(X.T).reshape(-1)
+        t = grow_subtrees(X, XT, g_rows.astype(np.int64), g_tree, g_time, lo, hi, g_len,
+                          self.lifetime, rng)
+        base = self._n
+        def shift(ids):  # local node ids -> global, -1 stays
+            return np.where(ids >= 0, ids + base, ids)
+
+        parent = shift(t["parent"])
+        G = g_tree.size
+        parent[:G] = g_parent
+        lower, upper = node_boxes(X, t["order"], t["start"], t["left"], t["right"], t["depth"])
+        sums = node_reduce(point_stats[t["order"]], t["start"], t["left"], t["right"],
+                           t["depth"], np.add)
+        ids = self._append(tree=t["tree"], parent=parent, left=shift(t["left"]),
+                           right=shift(t["right"]), split_time=t["split_time"],
+                           split_dim=t["split_dim"], split_loc=t["split_loc"], lower=lower,
+                           upper=upper, stats=sums)
+        d = self._data
+        roots = ids[:G]
+        d["left"][g_parent[g_left]] = roots[g_left]
+        d["right"][g_parent[~g_left]] = roots[~g_left]
+        # credit one point per new leaf with a split (see ``extend``), the rest extend
+        group_of_pos = np.repeat(np.arange(G), g_len)
+        tree_of_pos = g_tree[group_of_pos]
+        ops[t["order"], tree_of_pos] = EXTEND
+        leaves = np.flatnonzero(t["left"] < 0)
+        first = t["start"][leaves]
+        ops[t["order"][first], tree_of_pos[first]] = SPLIT_LEAF
+        ops[t["order"][off], g_tree] = g_op
 
     # ------------------------------------------------------------ frozen arrays
     def arrays(self) -> dict:
-        """Return the nodes as NumPy arrays, cached until the next change.
+        """Return the nodes as NumPy arrays (cached until the next change), with depth and times.
 
         Returns
         -------
         dict
-            The stored fields as arrays, plus ``end`` (``min(split_time, lifetime)``),
-            ``birth``, ``span`` (``end - birth``), ``depth``, ``is_leaf``, ``box``
-            (lower and upper corners side by side) and ``lifetime``.
+            Per-node arrays (``tree``, ``parent``, ``left``, ``right``, ``split_time``,
+            ``split_dim``, ``split_loc``, ``lower``, ``upper``, ``stats``), plus ``roots``,
+            ``depth``, ``birth`` and ``end`` times, ``span``, ``box`` and ``is_leaf``.
         """
         if self._frozen is not None:
             return self._frozen
-        a = {
-            "tree": np.asarray(self.tree, dtype=np.int64),
-            "parent": np.asarray(self.parent, dtype=np.int64),
-            "left": np.asarray(self.left, dtype=np.int64),
-            "right": np.asarray(self.right, dtype=np.int64),
-            "split_time": np.asarray(self.split_time, dtype=float),
-            "split_dim": np.asarray(self.split_dim, dtype=np.int64),
-            "split_loc": np.asarray(self.split_loc, dtype=float),
-            "lower": np.asarray(self.lower, dtype=float).reshape(-1, self.n_features),
-            "upper": np.asarray(self.upper, dtype=float).reshape(-1, self.n_features),
-            "stats": np.asarray(self.stats, dtype=float).reshape(-1, self.n_stats),
-            "roots": np.asarray(self.roots, dtype=np.int64),
-        }
-        n = len(self.tree)
-        parent = a["parent"]
-        has_parent = parent >= 0
+        a = {f: getattr(self, f) for f in (*_INT_FIELDS, *_FLOAT_FIELDS, *_ROW_FIELDS)}
+        a["roots"] = self.roots
+        n = self._n
+        parent, left, right = a["parent"], a["left"], a["right"]
+        depth = getattr(self, "_depth", None)
+        if depth is None or depth.size != n:
+            depth = np.zeros(n, dtype=np.int64)
+            frontier, level = self.roots[self.roots >= 0], 0
+            while frontier.size:  # top-down, one pass per level
+                depth[frontier] = level
+                inner = frontier[left[frontier] >= 0]
+                frontier = np.concatenate((left[inner], right[inner]))
+                level += 1
+            self._depth = depth
         end = np.minimum(a["split_time"], self.lifetime)
         a["end"] = end
-        a["birth"] = np.where(has_parent, end[np.maximum(parent, 0)], 0.0)
-        depth = np.zeros(n, dtype=np.int64)
-        cur = parent.copy()
-        while np.any(cur >= 0):
-            alive = cur >= 0
-            depth += alive
-            cur[alive] = parent[cur[alive]]
+        a["birth"] = np.where(parent >= 0, end[np.maximum(parent, 0)], 0.0)
         a["depth"] = depth
-        a["is_leaf"] = a["left"] < 0
+        a["is_leaf"] = left < 0
         a["lifetime"] = self.lifetime
         a["span"] = end - a["birth"]
         a["box"] = np.hstack([a["lower"], a["upper"]])
@@ -288,10 +541,15 @@ class TreeStore:
 def walk(a: dict, X: np.ndarray, n_trees: int):
     """Extend every tree to every row of X; yield one record per path level.
 
+    Yields ``(entry, node, surv, p_branch, z, is_leaf)`` for the active
+    (tree, point) entries (``entry = tree * N + point``): the survival
+    probability of reaching ``node`` without branching off, the probability of
+    branching off in ``node``'s interval given that, and ``z = rate * length``.
+
     Parameters
     ----------
     a : dict
-        The trees, from :meth:`TreeStore.arrays`.
+        The store's :meth:`TreeStore.arrays`.
     X : ndarray of shape (N, D)
         The points.
     n_trees : int
@@ -299,44 +557,47 @@ def walk(a: dict, X: np.ndarray, n_trees: int):
 
     Yields
     ------
-    entry : ndarray of int
-        The active (tree, point) entries, ``tree * N + point``.
-    node : ndarray of int
-        The node each entry has reached.
-    surv : ndarray
-        The probability of reaching ``node`` without branching off.
-    p_branch : ndarray
-        The probability of branching off in ``node``'s time interval, given that.
-    z : ndarray
-        ``rate * length``: the extension rate times the interval's length.
-    is_leaf : ndarray of bool
-        Whether ``node`` is a leaf (the entry's walk ends there).
+    tuple of ndarray
+        ``(entry, node, surv, p_branch, z, is_leaf)``, one record per path level.
     """
     N, D = X.shape
     box, span, is_leaf = a["box"], a["span"], a["is_leaf"]
     split_dim, split_loc, left_child, right_child = (a["split_dim"], a["split_loc"], a["left"],
                                                      a["right"])
-    for m, root in enumerate(a["roots"]):  # tree by tree: the gathers stay in cache
-        if root < 0:
-            continue
-        point = np.arange(N)
-        entry = point + m * N
-        node = np.full(N, root)
-        surv = np.ones(N)
-        x = X
-        while entry.size:
-            b = box[node]
-            with np.errstate(over="ignore"):  # a point ~1e308 away: z = inf gave NaN moments
-                rate = (np.maximum(b[:, :D] - x, 0.0) + np.maximum(x - b[:, D:], 0.0)).sum(axis=1)
-                z = np.minimum(rate * span[node], 1e300)
-            p_branch = -np.expm1(-z)
-            leaf = is_leaf[node]
-            yield entry, node, surv, p_branch, z, leaf
-            go = ~leaf
-            surv = surv[go] * (1.0 - p_branch[go])
-            entry, point, node, x = entry[go], point[go], node[go], x[go]
-            goes_left = x[np.arange(node.size), split_dim[node]] <= split_loc[node]
-            node = np.where(goes_left, left_child[node], right_child[node])
+    roots = np.asarray(a["roots"])[:n_trees]
+    grown = np.flatnonzero(roots >= 0)
+    # groups of trees whose (tree, point) entries stay cache-sized advance together,
+    # one level per step
+    per_group = max(1, _WALK_ENTRIES // max(N, 1))
+    for g in range(0, grown.size, per_group):
+        yield from _walk_group(X, roots, grown[g:g + per_group], box, span, is_leaf, split_dim,
+                               split_loc, left_child, right_child)
+
+
+_WALK_ENTRIES = 1 << 16
+
+
+def _walk_group(X, roots, trees, box, span, is_leaf, split_dim, split_loc, left_child,
+                right_child):
+    N, D = X.shape
+    entry = (trees[:, None] * N + np.arange(N)[None, :]).reshape(-1)
+    point = entry % N
+    node = np.repeat(roots[trees], N)
+    surv = np.ones(entry.size)
+    while entry.size:
+        b = box[node]
+        x = X[point]
+        with np.errstate(over="ignore"):  # a point ~1e308 away: z = inf gave NaN moments
+            rate = (np.maximum(b[:, :D] - x, 0.0) + np.maximum(x - b[:, D:], 0.0)).sum(axis=1)
+            z = np.minimum(rate * span[node], 1e300)
+        p_branch = -np.expm1(-z)
+        leaf = is_leaf[node]
+        yield entry, node, surv, p_branch, z, leaf
+        go = np.flatnonzero(~leaf)
+        surv = surv[go] * (1.0 - p_branch[go])
+        entry, point, node = entry[go], point[go], node[go]
+        goes_left = X[point, split_dim[node]] <= split_loc[node]
+        node = np.where(goes_left, left_child[node], right_child[node])
 
 
 def truncated_exp_moments(z: np.ndarray):
@@ -344,15 +605,15 @@ def truncated_exp_moments(z: np.ndarray):
 
     Parameters
     ----------
-    z : array-like
-        The rates (>= 0); series expansions below 1e-4.
+    z : ndarray
+        The rate of the truncated exponential (>= 0).
 
     Returns
     -------
     eu : ndarray
-        E[u].
+        The first moment E[u].
     eu2 : ndarray
-        E[u^2].
+        The second moment E[u^2].
     """
     z = np.asarray(z, dtype=float)
     small = z < 1e-4
@@ -371,15 +632,15 @@ def expected_discount(z: np.ndarray, w: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    z : array-like
-        The rates (>= 0).
-    w : array-like
-        The discount's rate times the interval's length (>= 0).
+    z : ndarray
+        The rate of the truncated exponential (>= 0).
+    w : ndarray
+        The discount rate, broadcast with ``z``.
 
     Returns
     -------
     ndarray
-        The expected discount, in (0, 1].
+        The expected discount.
     """
     s = z + w
     a = np.where(s > 1e-12, -np.expm1(-s) / np.where(s > 1e-12, s, 1.0), 1.0)
