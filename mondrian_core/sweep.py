@@ -543,7 +543,8 @@ class _Sweep:
         self.offsets = np.concatenate([[0], np.cumsum(self.M + np.arange(self.n_primal))])
         self.v_flat = np.empty(int(self.offsets[-1]))
         self.alpha_dual = np.empty((E + 1 - self.n_primal, self.N))
-        self.point_cell = np.repeat(np.asarray(trees.roots)[:, None], self.N, axis=1)
+        # (N, M): each point's cell per tree at the current block start
+        self.point_cell = np.repeat(np.asarray(trees.roots)[None, :], self.N, axis=0)
 
     # ------------------------------------------------------------------ common
     def _alive(self, nodes, states):
@@ -555,7 +556,7 @@ class _Sweep:
         """Move each tree's points to the children of the events (in event order)."""
         pts, indptr = _node_points(self.trees, kids)
         owner = np.repeat(kids, np.diff(indptr))
-        self.point_cell[self.trees.tree[owner], pts] = owner
+        self.point_cell[pts, self.trees.tree[owner]] = owner
 
     def _validate(self, vals, row_of, states):
         if self.placement is None:
@@ -632,14 +633,9 @@ class _Sweep:
             blk = self.events[k:k + b]
             kids = np.empty(2 * b, dtype=np.int64)
             kids[0::2], kids[1::2] = left[blk], right[blk]
-            t_psi = time.perf_counter()
-            # Psi0 (N x C0): each point's cell per tree; Psi_kids (N x 2b) the children
-            Psi0 = sp.csr_matrix((np.ones(N * M), pos[self.point_cell.T].ravel(),
-                                  np.arange(0, N * M + 1, M)), shape=(N, C0))
-            t_psi = time.perf_counter() - t_psi
+            Gk = self._kid_overlaps(A, pos, blk, kids)  # Psi0^T Psi_kids
             pts, indptr = _node_points(trees, kids)
             Pk = sp.csc_matrix((np.ones(pts.size), pts, indptr), shape=(N, 2 * b))
-            Gk = (Psi0.T @ Pk).toarray()
             Qk = (Pk.T @ Pk).toarray()
             Qk[np.diag_indices(2 * b)] += rho
             clock("overlaps")
@@ -702,11 +698,41 @@ class _Sweep:
             A = Au.take(keep, axis=0).take(keep, axis=1)
             cells = univ[keep]
             self._advance(kids)
-            t_psi += time.perf_counter() - t_upd  # per-block costs, like the factorisation
+            t_psi = time.perf_counter() - t_upd  # a per-block cost, like the factorisation
             clock("update A")
             k += b
             if progress is not None:
                 progress(k / max(E, 1))
+
+    def _kid_overlaps(self, A, pos, blk, kids):
+        """``Gk[:, q] = Psi0^T 1_{kids[q]}``: points of each child in each base cell.
+
+        Counted (one ``bincount``) for the smaller child of each event only; the other
+        is ``Psi0^T 1_j`` minus it, where ``Psi0^T 1_j = A0[:, j] - rho e_j`` for a base
+        cell ``j`` and the column of ``j`` for a child made earlier in the block. The
+        counts are integers, so the differences are exact.
+        """
+        C0, b = A.shape[0], blk.size
+        ii = np.arange(b)
+        sizes = self.n_pts[kids].reshape(b, 2)
+        small = (sizes[:, 1] < sizes[:, 0]).astype(np.int64)
+        q_small, q_other = 2 * ii + small, 2 * ii + 1 - small
+        pts, indptr = _node_points(self.trees, kids[q_small])
+        which = np.repeat(ii, np.diff(indptr))
+        cells = pos[self.point_cell[pts]]  # (n, M): base cell of each point, per tree
+        cells *= b
+        cells += which[:, None]
+        Gs = np.bincount(cells.ravel(), minlength=C0 * b).reshape(C0, b)
+        Gk = np.empty((C0, 2 * b))
+        Gk[:, q_small] = Gs
+        base = np.flatnonzero(pos[blk] >= 0)
+        pj = pos[blk[base]]
+        Gk[:, q_other[base]] = A[:, pj] - Gs[:, base]
+        Gk[pj, q_other[base]] -= self.rho
+        kid_col = {int(node): q for q, node in enumerate(kids)}
+        for i in np.flatnonzero(pos[blk] < 0):  # in event order: j is an earlier child
+            Gk[:, q_other[i]] = Gk[:, kid_col[int(blk[i])]] - Gs[:, i]
+        return Gk
 
     @staticmethod
     def _border_solve(chol, Gk, pos_j, in_base, rho):
@@ -763,7 +789,7 @@ class _Sweep:
         cells = np.flatnonzero((self.born <= k) & (k <= self.died))
         pos = np.full(n_nodes, -1, dtype=np.int64)
         pos[cells] = np.arange(cells.size)
-        Psi = sp.csr_matrix((np.ones(N * M), pos[self.point_cell.T].ravel(),
+        Psi = sp.csr_matrix((np.ones(N * M), pos[self.point_cell].ravel(),
                              np.arange(0, N * M + 1, M)), shape=(N, cells.size))
         S = np.asfortranarray((Psi @ Psi.T).toarray() * (s2p / M))
         S[np.diag_indices(N)] += s2n
