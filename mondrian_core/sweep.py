@@ -544,7 +544,9 @@ class _Sweep:
         self.v_flat = np.empty(int(self.offsets[-1]))
         self.alpha_dual = np.empty((E + 1 - self.n_primal, self.N))
         # (N, M): each point's cell per tree at the current block start
-        self.point_cell = np.repeat(np.asarray(trees.roots)[None, :], self.N, axis=0)
+        # (int32: gathers of it are the sweep's main memory traffic at large N)
+        self.point_cell = np.repeat(np.asarray(trees.roots, dtype=np.int32)[None, :], self.N,
+                                    axis=0)
 
     # ------------------------------------------------------------------ common
     def _alive(self, nodes, states):
@@ -633,10 +635,7 @@ class _Sweep:
             blk = self.events[k:k + b]
             kids = np.empty(2 * b, dtype=np.int64)
             kids[0::2], kids[1::2] = left[blk], right[blk]
-            Gk = self._kid_overlaps(A, pos, blk, kids)  # Psi0^T Psi_kids
-            pts, indptr = _node_points(trees, kids)
-            Pk = sp.csc_matrix((np.ones(pts.size), pts, indptr), shape=(N, 2 * b))
-            Qk = (Pk.T @ Pk).toarray()
+            Gk, Qk = self._kid_overlaps(A, pos, blk, kids)  # Psi0^T Psi_k, Psi_k^T Psi_k
             Qk[np.diag_indices(2 * b)] += rho
             clock("overlaps")
             # border coordinates per event i: (multiplier of cell j_i = 0, child a, child b)
@@ -697,7 +696,6 @@ class _Sweep:
             Au[C0:, C0:] = Qk
             A = Au.take(keep, axis=0).take(keep, axis=1)
             cells = univ[keep]
-            self._advance(kids)
             t_psi = time.perf_counter() - t_upd  # a per-block cost, like the factorisation
             clock("update A")
             k += b
@@ -705,34 +703,45 @@ class _Sweep:
                 progress(k / max(E, 1))
 
     def _kid_overlaps(self, A, pos, blk, kids):
-        """``Gk[:, q] = Psi0^T 1_{kids[q]}``: points of each child in each base cell.
+        """``Psi0^T Psi_k`` and ``Psi_k^T Psi_k`` for the block's children ``k``.
 
-        Counted (one ``bincount``) for the smaller child of each event only; the other
-        is ``Psi0^T 1_j`` minus it, where ``Psi0^T 1_j = A0[:, j] - rho e_j`` for a base
-        cell ``j`` and the column of ``j`` for a child made earlier in the block. The
-        counts are integers, so the differences are exact.
+        Only the smaller child of each event is counted: one ``bincount`` of its points'
+        cells at the block's end (moving the points there), summed up from children to
+        the cells they split (latest event first) to give its points in every base cell
+        and every child. The larger child's counts are its parent's minus the smaller
+        one's: ``Psi0^T 1_j = A0[:, j] - rho e_j`` for a base cell ``j``, the counts of
+        ``j`` for a child made earlier in the block. All are integers: exact.
         """
         C0, b = A.shape[0], blk.size
         ii = np.arange(b)
+        self._advance(kids)
+        upos = pos.astype(np.int32)  # rows: base cells, then the children (small: cached)
+        upos[kids] = C0 + np.arange(2 * b)
         sizes = self.n_pts[kids].reshape(b, 2)
         small = (sizes[:, 1] < sizes[:, 0]).astype(np.int64)
         q_small, q_other = 2 * ii + small, 2 * ii + 1 - small
         pts, indptr = _node_points(self.trees, kids[q_small])
-        which = np.repeat(ii, np.diff(indptr))
-        cells = pos[self.point_cell[pts]]  # (n, M): base cell of each point, per tree
+        cells = upos[self.point_cell[pts]]  # (n, M): each point's cell at the block's end
         cells *= b
-        cells += which[:, None]
-        Gs = np.bincount(cells.ravel(), minlength=C0 * b).reshape(C0, b)
+        cells += np.repeat(ii, np.diff(indptr)).astype(np.int32)[:, None]
+        cnt = np.bincount(cells.ravel(), minlength=(C0 + 2 * b) * b)
+        cnt = cnt.reshape(C0 + 2 * b, b).astype(float)
+        for i in range(b - 1, -1, -1):
+            cnt[upos[blk[i]]] = cnt[C0 + 2 * i] + cnt[C0 + 2 * i + 1]
         Gk = np.empty((C0, 2 * b))
-        Gk[:, q_small] = Gs
+        Qk = np.empty((2 * b, 2 * b))
+        Gk[:, q_small], Qk[:, q_small] = cnt[:C0], cnt[C0:]
         base = np.flatnonzero(pos[blk] >= 0)
         pj = pos[blk[base]]
-        Gk[:, q_other[base]] = A[:, pj] - Gs[:, base]
+        Gk[:, q_other[base]] = A[:, pj] - Gk[:, q_small[base]]
         Gk[pj, q_other[base]] -= self.rho
-        kid_col = {int(node): q for q, node in enumerate(kids)}
-        for i in np.flatnonzero(pos[blk] < 0):  # in event order: j is an earlier child
-            Gk[:, q_other[i]] = Gk[:, kid_col[int(blk[i])]] - Gs[:, i]
-        return Gk
+        inner = np.flatnonzero(pos[blk] < 0)  # j is a child made earlier in the block
+        for i in inner:  # in event order
+            Gk[:, q_other[i]] = Gk[:, upos[blk[i]] - C0] - Gk[:, q_small[i]]
+        Qk[:, q_other[base]] = Gk[pj].T - Qk[:, q_small[base]]
+        for i in inner:
+            Qk[:, q_other[i]] = Qk[:, upos[blk[i]] - C0] - Qk[:, q_small[i]]
+        return Gk, Qk
 
     @staticmethod
     def _border_solve(chol, Gk, pos_j, in_base, rho):
