@@ -16,26 +16,49 @@ row). With ``K_t = Phi_t Phi_t^T`` and ``S_t = prior_variance K_t + noise_varian
 
 The algorithm (why this one)
 ----------------------------
-A cut event (node ``j`` -> children ``a``, ``b``) changes ``K`` by
-``-(1/M)(1_a 1_b^T + 1_b 1_a^T)``: a symmetric, *indefinite* rank-2 change supported on
-node ``j``'s points. All events are known in advance (the trees are sampled to the
-terminal lifetime first), so events are handled in blocks of ``B``: one Cholesky
-factorisation of ``S_0`` (the dual ``N x N`` matrix at the block's start) and the
-Woodbury identity ``S_k = S_0 + U_k C_k U_k^T`` for the ``k``-th event of the block,
-``U_k = [1_a1, 1_b1, ..., 1_ak, 1_bk]`` and ``C_k`` block diagonal with
-``-(prior_variance/M) [[0, 1], [1, 0]]``. The capacitance
-``Z = C^{-1} + U^T S_0^{-1} U`` of the whole block is formed once; an unpivoted 2 x 2
-block LDL^T of it gives every leading minor at once (``det S_k = det S_0 det C_k
-det Z_k`` by the determinant lemma, and ``Z_k`` is non-singular because ``S_k`` is
-positive definite), the quadratic forms ``y^T S_k^{-1} y`` as prefix sums, and
-``alpha_k`` for every ``k`` from one matrix product. ``S`` itself is kept up to date
-by a symmetric rank-2B BLAS update (``syr2k``) and refactorised at every block start,
-which also resets rounding drift. Cost per block: one ``N^3/3`` Cholesky, one solve
-with ``2B`` right-hand sides, ``O(N B^2)``; with ``B`` about ``N/10`` the whole path
-costs a few Cholesky factorisations of the terminal ``N x N`` matrix. (The primal
-``C x C`` alternative with the paper's Cholesky up/down-dates costs ``O(C^2)`` per
-event with ``C`` up to ~3,300 > N in the benchmark set-up, and rank-one Cholesky
-up/down-dates have no vectorised LAPACK routine.)
+All events are known in advance (the trees are sampled to the terminal lifetime
+first), so they are handled in blocks, and each block costs one factorisation of
+whichever system is smaller at its start.
+
+*Cell space (while C < N).* With ``Psi`` the 0/1 indicators of the ``C`` alive cells
+(``Phi = Psi / sqrt(M)``) and ``rho = M noise_variance / prior_variance``, the cell
+values ``v = A^{-1} Psi^T y``, ``A = Psi^T Psi + rho I`` (``C x C``), give every
+prediction (a point's value is the sum of its cells' values over the trees), and
+``y^T S^{-1} y = (y^T y - y^T Psi v) / noise_variance``, ``log det S = N log
+noise_variance + log det A - C log rho`` (Woodbury, the determinant lemma). An event
+deletes cell ``j`` and adds its children ``a``, ``b``. A block factorises the ``C0 x C0``
+matrix ``A0`` of its first state once; the state after its ``k``-th event is ``A0``
+bordered, per event, by the children (their overlaps with the base cells and with one
+another) and by a Lagrange multiplier holding ``v_j = 0``: a KKT system whose
+leading ``3k`` rows are that state. The Schur complement ``Z`` of ``A0`` in it is
+formed once per block; an unpivoted 3 x 3 block LDL^T of ``Z`` (its leading blocks are
+non-singular: KKT systems of a positive definite matrix with independent constraints)
+gives every state's ``log det`` and quadratic form as prefix sums and every state's
+``v`` from one triangular solve and one product. Deleting the multiplier rows is exact,
+so the states match the dense formulas to rounding. Base cells are ordered by the
+event that cuts them (latest first), so the deleted cells' columns are the factor's
+last rows, and only the smaller child of each event has its overlaps counted (the
+larger child's are the parent's minus the smaller's). Per block: one ``C0^3/3``
+Cholesky, ``O(C0^2)`` per event, and no ``N x N`` matrix.
+
+*Dual space (once C >= N).* The same blocks on ``S = prior_variance K + noise_variance
+I`` (``N x N``): an event changes ``K`` by ``-(1/M)(1_a 1_b^T + 1_b 1_a^T)``; the
+Woodbury identity on ``S`` at the block's start, with an unpivoted 2 x 2 block LDL^T of
+its capacitance, gives every event's ``alpha = S^{-1} y``, ``log det S`` and quadratic
+form; ``S`` is updated by a rank-2B ``syr2k`` and refactorised per block.
+
+Block sizes are measured, not fixed: after each block the next one has
+``sqrt(fixed / quadratic)`` times its events (at most twice as many), where *fixed* is
+the time spent per block regardless of its length (the factorisation, rebuilding the
+base system) and *quadratic* the time of the parts growing as the square of its length
+(the capacitance and its LDL); that minimises ``fixed / B + q B`` per event. The walk
+runs on one BLAS thread (:func:`mondrian_core._blas.single_blas_thread`): it is many
+mid-sized products and solves, on which threads only contend, and OpenBLAS's threaded
+``dpotrf`` crashed the interpreter on 16,000 x 16,000 matrices.
+
+What is kept per event is the cheaper form: the ``C`` cell values in cell space, the
+``N`` entries of ``alpha`` in the dual; :attr:`LifetimePath.alphas` expands rows on
+demand.
 
 Validation (and any new) points are placed with the conditional Mondrian extension
 (Roy and Teh 2009), drawn once for all lifetimes: along its path through each tree a
@@ -396,7 +419,8 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
         ``sigma_n^2`` and ``sigma_w^2`` (ridge penalty ``sigma_n^2 / sigma_w^2``).
     random_state : None, int or Generator
     block_size : int, optional
-        Events per factorisation (default about ``N/8``, between 16 and 256).
+        Events per factorisation (default: measured while sweeping, see the module
+        notes).
     progress : callable, optional
         Called with the fraction of events done (0..1), e.g. a progress bar.
     timings : dict, optional
@@ -405,6 +429,18 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     Returns
     -------
     LifetimePath
+
+    Raises
+    ------
+    InputError
+        If the path cannot fit: more than ``MAX_STORED`` stored numbers (``min(C, N)``
+        per event) or a dense system of side ``min(C, N)`` above ``MAX_DENSE_SIDE``;
+        the message names the largest terminal lifetime that fits.
+
+    Notes
+    -----
+    The ridge system is solved in the space of the ``C`` alive cells while ``C < N``
+    and in the dual ``N x N`` space after (see the module notes); both are exact.
 
     References
     ----------
