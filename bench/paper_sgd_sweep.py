@@ -92,5 +92,6 @@ def paper_sgd_sweep(X, y, X_test, y_test, n_trees, lifetime_max, delta, seed=0):
         test_rmse.append(np.sqrt(np.mean((y_mean + Z_test @ w - y_test) ** 2)))
         times.append(t)
         seconds.append(time.perf_counter() - t_start)
-    return {"times": np.array(times), "seconds": np.array(seconds), "n_features": C,
+    return {"times": np.array(times), "seconds": np.array(seconds),
+            "n_features": M + len(times),  # alive: each cut replaces one cell by two
             "train_rmse": np.array(train_rmse), "test_rmse": np.array(test_rmse)}

@@ -555,6 +555,9 @@ class _Sweep:
         self.placement, self.y_val = placement, y_val
         self.lifetimes = np.concatenate([[0.0], trees.split_time[events]])
         self.n_levels = placement.births.shape[-1] if placement is not None else 0
+        # path nodes of each (tree, validation point) born so far: advanced with time
+        self.val_depth = (np.ones(placement.branch.shape, dtype=np.int64)
+                          if placement is not None else None)
         self.fixed_block = int(block_size) if block_size else None
         self.clock, self.t_start = clock, t_start
         E, n_nodes = self.E, trees.parent.shape[0]
@@ -601,7 +604,7 @@ class _Sweep:
             return
         times = self.lifetimes[np.asarray(states)]
         pred = np.empty((len(states), self.y_val.size))
-        _val_block(self.placement, self.n_levels, vals, row_of, times, pred)
+        _val_block(self.placement, self.n_levels, self.val_depth, vals, row_of, times, pred)
         self.val_rmse[states] = np.sqrt(np.mean((pred - self.y_val) ** 2, axis=1))
 
     def _next_block(self, k, last, b, fixed, quadratic):
@@ -1068,18 +1071,31 @@ def _ldl_into(A, p, L, Dinv, logabs):
     _ldl_into(A22, p, L[h:, h:], Dinv[h // p:], logabs[h // p:])
 
 
-def _val_block(placement, n_levels, vals, row_of, times, out, chunk=40):
+def _val_block(placement, n_levels, depth, vals, row_of, times, out, chunk=40):
     """Validation predictions at each of ``times``, in chunks of ``chunk`` events.
 
     ``vals[row_of[node], s]`` is the value of cell ``node`` at ``times[s]`` (the sum of a
-    point's cells' values over the trees is its prediction).
+    point's cells' values over the trees is its prediction). ``depth`` (M, n) counts the
+    path nodes born so far and is advanced to ``times[-1]``'s chunk start in place
+    (calls come in increasing time).
     """
     for s in range(0, times.size, chunk):
-        _val_chunk(placement, n_levels, vals[:, s:s + chunk], row_of, times[s:s + chunk],
-                   out[s:s + chunk])
+        _val_chunk(placement, n_levels, depth, vals[:, s:s + chunk], row_of,
+                   times[s:s + chunk], out[s:s + chunk])
 
 
-def _val_chunk(placement, n_levels, vals, row_of, times, out):
+def _advance_depth(births, depth, time, n_levels):
+    """Advance ``depth`` to the path nodes born by ``time``; returns the next birth times."""
+    while True:
+        nxt = np.take_along_axis(births, np.minimum(depth, n_levels - 1)[..., None], -1)[..., 0]
+        nxt = np.where(depth < n_levels, nxt, np.inf)
+        step = nxt <= time
+        if not step.any():
+            return nxt
+        depth += step
+
+
+def _val_chunk(placement, n_levels, born_depth, vals, row_of, times, out):
     """Validation predictions at each of ``times`` given the cell values ``vals``.
 
     ``f(v, t) = sum_m [v not branched off by t] * value of v's cell at t in tree m``.
@@ -1090,10 +1106,9 @@ def _val_chunk(placement, n_levels, vals, row_of, times, out):
     b = times.size
     births, nodes_all, branch = placement.births, placement.nodes, placement.branch
     M, n = branch.shape
-    depth0 = (births <= t0).sum(axis=-1)  # (M, n), >= 1
+    nxt = _advance_depth(births, born_depth, t0, n_levels)
+    depth0 = born_depth  # (M, n), >= 1
     node0 = np.take_along_axis(nodes_all, (depth0 - 1)[..., None], -1)[..., 0]
-    nxt = np.take_along_axis(births, np.minimum(depth0, n_levels - 1)[..., None], -1)[..., 0]
-    nxt = np.where(depth0 < n_levels, nxt, np.inf)
     dynamic = (nxt <= t1) | ((branch > t0) & (branch <= t1))
     static = ~dynamic & (branch > t1)
     mm, vv = np.nonzero(static)
