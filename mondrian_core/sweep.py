@@ -90,6 +90,8 @@ MAX_DENSE_SIDE = 16_000
 #: Factorisations of larger matrices run on one BLAS thread: OpenBLAS's threaded dpotrf
 #: crashed the interpreter at 16,000-20,000 (two threads), so half of that with a margin.
 SAFE_THREADED_SIDE = 8_000
+#: Largest border of a block (``3 x events x side`` floats, ~400 MB), whatever is measured.
+MAX_BLOCK_FLOATS = 50_000_000
 #: Smallest noise_variance / prior_variance (below it the dual system is singular in floats).
 MIN_NOISE_RATIO = 1e-8
 
@@ -607,13 +609,14 @@ class _Sweep:
         _val_block(self.placement, self.n_levels, self.val_depth, vals, row_of, times, pred)
         self.val_rmse[states] = np.sqrt(np.mean((pred - self.y_val) ** 2, axis=1))
 
-    def _next_block(self, k, last, b, fixed, quadratic):
+    def _next_block(self, k, last, b, fixed, quadratic, side):
         """Events in the next block: measured, ``sqrt(fixed cost / quadratic cost per b^2)``.
 
         Per event a block of ``b`` costs about ``fixed / b + q b`` (the factorisation
         at its start is shared; the capacitance and its LDL grow as ``b^2``), which is
         least at ``b = sqrt(fixed / q)``; the first blocks start small and grow by at
-        most 2x per block while the measurements settle.
+        most 2x per block while the measurements settle. The block's border
+        (``side x 3b`` floats) stays under ``MAX_BLOCK_FLOATS``.
         """
         if self.fixed_block:
             b_new = self.fixed_block
@@ -622,6 +625,7 @@ class _Sweep:
         else:
             q = max(quadratic, 1e-6) / b ** 2
             b_new = int(np.clip(np.sqrt(max(fixed, 1e-6) / q), 8, 2 * b))
+        b_new = min(b_new, max(8, MAX_BLOCK_FLOATS // (3 * side)))
         return int(max(1, min(b_new, last - k)))
 
     # ------------------------------------------------------------------ primal
@@ -670,7 +674,7 @@ class _Sweep:
             t_fixed = time.perf_counter() - t0
             if k == last:
                 break
-            b = self._next_block(k, last, b, t_fixed + t_psi, t_quad)
+            b = self._next_block(k, last, b, t_fixed + t_psi, t_quad, C0)
             blk = self.events[k:k + b]
             kids = np.empty(2 * b, dtype=np.int64)
             kids[0::2], kids[1::2] = left[blk], right[blk]
@@ -861,7 +865,7 @@ class _Sweep:
             t_fixed = time.perf_counter() - t0
             if k == E:
                 break
-            b = self._next_block(k, E, b, t_fixed, t_quad)
+            b = self._next_block(k, E, b, t_fixed, t_quad, N)
             blk = self.events[k:k + b]
             kids = np.empty(2 * b, dtype=np.int64)
             kids[0::2], kids[1::2] = left[blk], right[blk]
