@@ -684,21 +684,23 @@ class _Sweep:
             # border coordinates per event i: (multiplier of cell j_i = 0, child a, child b)
             ii = np.arange(b)
             in_base = pos[blk] >= 0
-            V = self._border_solve(chol, Gk, pos[blk], in_base, rho)  # L^{-1} G
             Q = np.zeros((3 * b, 3 * b))
             q = np.arange(2 * b)
             kid_rows = 3 * (q // 2) + 1 + q % 2  # border row of kids[q]
             Q[np.ix_(kid_rows, kid_rows)] = Qk
             kid_pos = np.full(n_nodes, -1, dtype=np.int64)
             kid_pos[kids] = np.arange(2 * b)
-            inner = ~in_base  # cell j_i is a child made earlier in this block
-            r = kid_rows[kid_pos[blk[inner]]]
-            Q[3 * ii[inner], r] = Q[r, 3 * ii[inner]] = 1.0
+            inner = np.flatnonzero(~in_base)  # cell j_i is a child made earlier in the block
+            base = np.flatnonzero(in_base)
+            r_in = kid_rows[kid_pos[blk[inner]]]
+            Q[3 * inner, r_in] = Q[r_in, 3 * inner] = 1.0
             g = np.zeros(3 * b)
             g[kid_rows] = self.ysum[kids]
             t_mid = time.perf_counter()
-            Z = Q - V.T @ V  # Schur complement of A0 in the bordered system
-            c = g - V.T @ z0
+            T, Vt_V, Vt_z, prim = self._border_gram(chol, A, Gk, z0, b0, pos[blk], base, inner,
+                                                    r_in)
+            Z = T.T @ (T.T @ Q).T - Vt_V  # Schur complement of A0, new border coordinates
+            c = T.T @ g - Vt_z
             L, Dinv, logabs = _block_ldl(Z, 3)
             ct = lapack.dtrtrs(L, c, lower=1, unitdiag=1)[0]
             beta = np.einsum("iab,ib->ia", Dinv, ct.reshape(b, 3))
@@ -706,10 +708,11 @@ class _Sweep:
             Bmat = np.zeros((3 * b, b), order="F")
             for a in range(3):
                 Bmat[3 * ii + a, ii] = beta[:, a]
-            Xk = np.cumsum(lapack.dtrtrs(L, Bmat, lower=1, trans=1, unitdiag=1)[0], axis=1)
+            Xn = np.cumsum(lapack.dtrtrs(L, Bmat, lower=1, trans=1, unitdiag=1)[0], axis=1)
             t_quad = time.perf_counter() - t_mid
             clock("capacitance LDL")
-            W0 = a0[:, None] - lapack.dtrtrs(chol, np.asfortranarray(V @ Xk), lower=1,
+            Xk = T @ Xn  # border solutions in the original coordinates
+            W0 = a0[:, None] - lapack.dtrtrs(chol, np.asfortranarray(prim(Xn)), lower=1,
                                              trans=1)[0]
             univ = np.concatenate([cells, kids])
             vals = np.vstack([W0, Xk[kid_rows]])  # (C0 + 2b, b): every universe cell
@@ -786,33 +789,59 @@ class _Sweep:
             Qk[:, q_other[i]] = Qk[:, upos[blk[i]] - C0] - Qk[:, q_small[i]]
         return Gk, Qk
 
-    @staticmethod
-    def _border_solve(chol, Gk, pos_j, in_base, rho):
-        """``L^{-1} G`` for the border columns (multiplier of ``j_i``, child a, child b).
+    def _border_gram(self, chol, A, Gk, z0, b0, pos_j, base, inner, r_in):
+        """``V^T V`` and ``V^T z0`` of the border, ``V = L^{-1} G``, in cheaper coordinates.
 
-        Only the children ``a`` need a full triangular solve: the multiplier column
-        ``e_j`` is zero above ``j``'s row (near the end: base cells are ordered by when
-        they are cut), and ``psi_a + psi_b = psi_j`` gives child ``b``'s column as
-        ``L^{-1}(A0 e_j - rho e_j) - L^{-1} G_a = L^T e_j - rho L^{-1} e_j - L^{-1} G_a``
-        when ``j`` is a base cell (a direct solve otherwise).
+        The border of event ``i`` is (multiplier of ``j_i``, child a, child b). A unit
+        upper-triangular change ``T`` of these coordinates (it keeps every leading block,
+        every determinant and every quadratic form) replaces child b's column: for a
+        base cell ``j`` by ``G_b + G_a + rho e_j = A0 e_j``, whose ``L^{-1}`` image is
+        ``L^T e_j``; for a child ``j`` made earlier in the block by ``G_b + G_a - G_j =
+        0``. Then only the children ``a`` need a full triangular solve, and the Gram
+        entries with ``L^T e_j`` are known: ``(L^T e_j)^T L^{-1} x = x_j``, ``(L^T
+        e_j)^T L^T e_k = A0[j, k]``. The multiplier columns ``L^{-1} e_j`` are zero above
+        ``j``'s row (near the end: base cells are ordered by when they are cut).
+
+        Returns ``T`` (sparse, new -> original coordinates), ``V'^T V'``, ``V'^T z0`` and
+        a function giving ``V' X`` for border solutions ``X`` in the new coordinates.
         """
         C0, b = chol.shape[0], Gk.shape[1] // 2
-        ii = np.arange(b)
-        V = np.zeros((C0, 3 * b), order="F")
-        inner = np.flatnonzero(~in_base)
-        rhs = np.hstack([Gk[:, 0::2], Gk[:, 2 * inner + 1]])
-        sol = lapack.dtrtrs(chol, np.asfortranarray(rhs), lower=1)[0]
-        V[:, 3 * ii + 1] = sol[:, :b]
-        V[:, 3 * inner + 2] = sol[:, b:]
-        base = np.flatnonzero(in_base)
-        if base.size:
-            pj = pos_j[base]
-            p = int(pj.min())
-            E = np.zeros((C0 - p, base.size), order="F")
-            E[pj - p, np.arange(base.size)] = 1.0
-            V[p:, 3 * base] = lapack.dtrtrs(chol[p:, p:], E, lower=1)[0]
-            V[:, 3 * base + 2] = chol[pj, :].T - rho * V[:, 3 * base] - V[:, 3 * base + 1]
-        return V
+        rho = self.rho
+        nb = base.size
+        ia, ic, i3 = 3 * np.arange(b) + 1, 3 * base, 3 * base + 2
+        rows = np.concatenate([np.arange(3 * b), ic, ic + 1, 3 * inner + 1, r_in])
+        cols = np.concatenate([np.arange(3 * b), i3, i3, 3 * inner + 2, 3 * inner + 2])
+        data = np.concatenate([np.ones(3 * b), np.full(nb, rho), np.ones(nb),
+                               np.ones(inner.size), -np.ones(inner.size)])
+        T = sp.csr_matrix((data, (rows, cols)), shape=(3 * b, 3 * b))
+        Va = lapack.dtrtrs(chol, np.asfortranarray(Gk[:, 0::2]), lower=1)[0]
+        gram = np.zeros((3 * b, 3 * b))
+        gram[np.ix_(ia, ia)] = Va.T @ Va
+        vz = np.zeros(3 * b)
+        vz[ia] = Va.T @ z0
+        pj = pos_j[base]
+        p = int(pj.min()) if nb else C0
+        Vc = np.zeros((C0 - p, nb), order="F")
+        if nb:
+            Vc[pj - p, np.arange(nb)] = 1.0
+            Vc = lapack.dtrtrs(chol[p:, p:], Vc, lower=1)[0]
+            gram[np.ix_(ic, ic)] = Vc.T @ Vc
+            gram[np.ix_(ic, ia)] = Vc.T @ Va[p:]
+            gram[np.ix_(ia, ic)] = gram[np.ix_(ic, ia)].T
+            gram[ic, i3] = gram[i3, ic] = 1.0
+            gram[np.ix_(ia, i3)] = Gk[pj][:, 0::2].T
+            gram[np.ix_(i3, ia)] = Gk[pj][:, 0::2]
+            gram[np.ix_(i3, i3)] = A[np.ix_(pj, pj)]
+            vz[ic] = Vc.T @ z0[p:]
+            vz[i3] = b0[pj]
+        R = chol[pj, :].T  # L^T e_j, (C0, nb)
+
+        def prim(X):
+            out = Va @ X[ia] + R @ X[i3]
+            out[p:] += Vc @ X[ic]
+            return out
+
+        return T, gram, vz, prim
 
     def _store_primal(self, k, qp, ld, v, C, vv=None):
         """Quadratic form, log det S and RSS of primal state ``k`` from cell-space numbers.
