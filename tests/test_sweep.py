@@ -195,3 +195,28 @@ def test_new_points_are_placed_at_the_lifetime_asked_for_not_at_the_last_cut():
                                atol=1e-12 * np.abs(y).max())
     var = S2P - S2P ** 2 * np.einsum("ij,ji->i", Kv, np.linalg.solve(S, Kv.T))
     np.testing.assert_allclose(std, np.sqrt(var), rtol=1e-8)
+
+
+def test_storage_counts_cells_not_points_while_cells_are_fewer(monkeypatch):
+    """The cell-space states keep C_k values, not N: a sweep over the old N x events cap
+    runs when its cells fit, and one whose dense system is too large names a lifetime
+    whose events fit."""
+    from mondrian_core import sweep
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(400, 2))
+    y = X.sum(1)
+    path = lifetime_path(X, y, terminal_lifetime=3.0, n_trees=3, random_state=0)
+    E, N = path.lifetimes.size - 1, len(y)
+    assert path.n_features[-1] < N  # cell space throughout
+    kept = int(path.n_features.sum())
+    monkeypatch.setattr(sweep, "MAX_STORED", kept)  # below N x (E + 1), enough for the cells
+    assert N * (E + 1) > kept
+    lifetime_path(X, y, terminal_lifetime=3.0, n_trees=3, random_state=0)
+    monkeypatch.setattr(sweep, "MAX_DENSE_SIDE", 30)  # the terminal system is 39 x 39
+    with pytest.raises(InputError, match="terminal lifetime of at most") as info:
+        lifetime_path(X, y, terminal_lifetime=3.0, n_trees=3, random_state=0)
+    best = float(str(info.value).split("at most ")[1].split(",")[0])
+    n_events = int((path.lifetimes[1:] < best).sum())
+    assert 20 < n_events and 3 + n_events <= 30  # the named lifetime's system fits
+    lifetime_path(X, y, terminal_lifetime=best, n_trees=3, random_state=0)
