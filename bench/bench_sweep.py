@@ -1,19 +1,30 @@
-"""Benchmark of the exact lifetime sweep against its budgets.
+"""Benchmark of the exact lifetime sweep.
 
-    python -m bench.bench_sweep [--quick]
+    python -m bench.bench_sweep [--section paper|large|budgets|all] [--quick]
 
-Set-up: N = 2,000 train + 500 validation points of a 2-D Laplace-GP draw
-(lifetime 5, noise 0.1), M = 50 trees, terminal lifetime 5. Prints
+``paper`` (default part of ``all``): the exact sweep against the paper's approximate
+sweep (one SGD epoch after every cut; :mod:`bench.paper_sgd_sweep`), both run in this
+process, on
 
-* the whole exact path time (RMSE, validation RMSE and log marginal likelihood at
-  every event) and its ratio to ONE ridge fit + log-determinant at the terminal
-  lifetime (dual N x N Cholesky, the cheaper of primal/dual here) in the same run;
-* how the time grows with N and with M;
-* the doubling-then-bisection search with random Fourier features (M components):
-  how many times longer it takes to reach the sweep's best validation error;
-* a slider move on a swept path (what the page does: predict on a grid + look-ups).
+* N = 2,000 train + 500 validation points of a 2-D Laplace-GP draw (lifetime 5,
+  noise 0.1), M = 50, terminal lifetime 5;
+* N = 10,000 train + 2,000 validation points of a Friedman #1 function in D = 8
+  (5 informative inputs, standardised, noise 0.1), M = 50, terminal lifetime 0.74.
 
-Timings are noisy on a shared machine: each is the median of a few repeats.
+It prints each one's wall-clock and CPU seconds, their ratio (goal: exact <= 0.5x the
+paper's), the events and features, and the validation RMSE of both (best over the
+sweep and at the terminal lifetime).
+
+``large``: N = 50,000 (+ 2,000 validation), D = 8, M = 50, terminal lifetime 0.85
+(about 5,000 features): the whole exact path (goal: under a minute), next to one
+ridge fit at the terminal lifetime in this process.
+
+``budgets``: the issue-4 set-up (N = 2,000, D = 2, M = 50, lifetime 5): the whole
+path against ONE ridge fit + log-determinant at the terminal lifetime, growth with N
+and M, the Figure 8 search with random Fourier features, and a slider move.
+
+Timings are noisy on a shared machine: ratios are against baselines run in the same
+process, and CPU seconds are printed next to wall-clock ones.
 """
 from __future__ import annotations
 
@@ -23,6 +34,7 @@ import time
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from bench.paper_sgd_sweep import paper_sgd_sweep
 from mondrian_core import MondrianFeatures, RandomFourierFeatures, laplace_gp, lifetime_path
 from mondrian_core.experiments.width_search import retrained_search, sweep_trace
 from mondrian_core.figures.sweep import (
@@ -33,6 +45,7 @@ from mondrian_core.figures.sweep import (
 )
 
 S2N, S2P = 0.01, 1.0
+M_TREES = 50
 
 
 def median_time(fn, repeats=3):
@@ -67,7 +80,66 @@ def data(n_train, n_val, seed=0):
     return d.X[:n_train], d.y[:n_train], d.X[n_train:], d.y[n_train:]
 
 
-def main(quick=False):
+def friedman(n, n_dims=8, noise_std=0.1, seed=0):
+    """Friedman #1 on [0, 1]^n_dims (the first 5 inputs matter), standardised, plus noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, n_dims))
+    f = (10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3]
+         + 5 * X[:, 4])
+    return X, (f - f.mean()) / f.std() + noise_std * rng.standard_normal(n)
+
+
+def timed(fn):
+    """(wall seconds, CPU seconds, result)."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - w0, time.process_time() - c0, out
+
+
+def versus_paper(name, X, y, Xv, yv, T, M=M_TREES):
+    """The exact sweep and the paper's SGD sweep on the same data, one after the other."""
+    w_p, c_p, paper = timed(lambda: paper_sgd_sweep(X, y, Xv, yv, M, T, S2N / S2P, seed=0))
+    w_e, c_e, path = timed(lambda: lifetime_path(X, y, Xv, yv, terminal_lifetime=T, n_trees=M,
+                                                 noise_variance=S2N, prior_variance=S2P,
+                                                 random_state=0))
+    print(f"{name}: N={len(y):,} train + {len(yv):,} validation, D={X.shape[1]}, M={M}, "
+          f"terminal lifetime {T:g}")
+    print(f"  exact sweep : {path.lifetimes.size - 1:,} events, {path.n_features[-1]:,} features, "
+          f"{w_e:.2f} s wall ({c_e:.2f} s CPU); validation RMSE best "
+          f"{np.nanmin(path.val_rmse):.3f}, at terminal {path.val_rmse[-1]:.3f}")
+    print(f"  paper (SGD) : {paper['times'].size:,} events, {paper['n_features']:,} features, "
+          f"{w_p:.2f} s wall ({c_p:.2f} s CPU); validation RMSE best "
+          f"{paper['test_rmse'].min():.3f}, at terminal {paper['test_rmse'][-1]:.3f}")
+    print(f"  ratio exact / paper: {w_e / w_p:.2f}x wall, {c_e / c_p:.2f}x CPU   (goal <= 0.5x)")
+
+
+def paper_section(quick=False):
+    d = laplace_gp(2500, n_dims=2, lifetime=5.0, noise_std=0.1, random_state=0)
+    versus_paper("2-D Laplace GP", d.X[:2000], d.y[:2000], d.X[2000:], d.y[2000:], 5.0)
+    if not quick:
+        X, y = friedman(12_000)
+        versus_paper("Friedman #1, D=8", X[:10_000], y[:10_000], X[10_000:], y[10_000:], 0.74)
+
+
+def large_section():
+    X, y = friedman(52_000, seed=1)
+    X, y, Xv, yv = X[:50_000], y[:50_000], X[50_000:], y[50_000:]
+    T = 0.85
+    stages = {}
+    w, c, path = timed(lambda: lifetime_path(X, y, Xv, yv, terminal_lifetime=T, n_trees=M_TREES,
+                                             noise_variance=S2N, prior_variance=S2P,
+                                             random_state=0, timings=stages))
+    w_f, c_f, _ = timed(lambda: one_fit(X, y, T, M_TREES, 0))
+    print(f"large: N=50,000 train + 2,000 validation, D=8, M={M_TREES}, terminal lifetime {T:g}")
+    print(f"  exact sweep: {path.lifetimes.size - 1:,} events, {path.n_features[-1]:,} features, "
+          f"{w:.1f} s wall ({c:.1f} s CPU)   (goal < 60 s); best validation RMSE "
+          f"{np.nanmin(path.val_rmse):.3f}")
+    print(f"  one ridge fit at the terminal lifetime: {w_f:.2f} s wall ({c_f:.2f} s CPU); "
+          f"sweep / fit = {w / w_f:.1f}x")
+    print("  stage seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
+
+
+def budgets(quick=False):
     reps = 1 if quick else 3
     X, y, Xv, yv = data(2000, 500)
     T, M = 5.0, 50
@@ -148,7 +220,18 @@ def main(quick=False):
           f"{1000 * t_slider:.1f} ms  (budget 200 ms)")
 
 
+def main(section="all", quick=False):
+    if section in ("paper", "all"):
+        paper_section(quick)
+    if section in ("large", "all") and not quick:
+        large_section()
+    if section in ("budgets", "all"):
+        budgets(quick)
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
+    ap.add_argument("--section", choices=["paper", "large", "budgets", "all"], default="all")
     ap.add_argument("--quick", action="store_true")
-    main(ap.parse_args().quick)
+    args = ap.parse_args()
+    main(args.section, args.quick)

@@ -16,26 +16,49 @@ row). With ``K_t = Phi_t Phi_t^T`` and ``S_t = prior_variance K_t + noise_varian
 
 The algorithm (why this one)
 ----------------------------
-A cut event (node ``j`` -> children ``a``, ``b``) changes ``K`` by
-``-(1/M)(1_a 1_b^T + 1_b 1_a^T)``: a symmetric, *indefinite* rank-2 change supported on
-node ``j``'s points. All events are known in advance (the trees are sampled to the
-terminal lifetime first), so events are handled in blocks of ``B``: one Cholesky
-factorisation of ``S_0`` (the dual ``N x N`` matrix at the block's start) and the
-Woodbury identity ``S_k = S_0 + U_k C_k U_k^T`` for the ``k``-th event of the block,
-``U_k = [1_a1, 1_b1, ..., 1_ak, 1_bk]`` and ``C_k`` block diagonal with
-``-(prior_variance/M) [[0, 1], [1, 0]]``. The capacitance
-``Z = C^{-1} + U^T S_0^{-1} U`` of the whole block is formed once; an unpivoted 2 x 2
-block LDL^T of it gives every leading minor at once (``det S_k = det S_0 det C_k
-det Z_k`` by the determinant lemma, and ``Z_k`` is non-singular because ``S_k`` is
-positive definite), the quadratic forms ``y^T S_k^{-1} y`` as prefix sums, and
-``alpha_k`` for every ``k`` from one matrix product. ``S`` itself is kept up to date
-by a symmetric rank-2B BLAS update (``syr2k``) and refactorised at every block start,
-which also resets rounding drift. Cost per block: one ``N^3/3`` Cholesky, one solve
-with ``2B`` right-hand sides, ``O(N B^2)``; with ``B`` about ``N/10`` the whole path
-costs a few Cholesky factorisations of the terminal ``N x N`` matrix. (The primal
-``C x C`` alternative with the paper's Cholesky up/down-dates costs ``O(C^2)`` per
-event with ``C`` up to ~3,300 > N in the benchmark set-up, and rank-one Cholesky
-up/down-dates have no vectorised LAPACK routine.)
+All events are known in advance (the trees are sampled to the terminal lifetime
+first), so they are handled in blocks, and each block costs one factorisation of
+whichever system is smaller at its start.
+
+*Cell space (while C < N).* With ``Psi`` the 0/1 indicators of the ``C`` alive cells
+(``Phi = Psi / sqrt(M)``) and ``rho = M noise_variance / prior_variance``, the cell
+values ``v = A^{-1} Psi^T y``, ``A = Psi^T Psi + rho I`` (``C x C``), give every
+prediction (a point's value is the sum of its cells' values over the trees), and
+``y^T S^{-1} y = (y^T y - y^T Psi v) / noise_variance``, ``log det S = N log
+noise_variance + log det A - C log rho`` (Woodbury, the determinant lemma). An event
+deletes cell ``j`` and adds its children ``a``, ``b``. A block factorises the ``C0 x C0``
+matrix ``A0`` of its first state once; the state after its ``k``-th event is ``A0``
+bordered, per event, by the children (their overlaps with the base cells and with one
+another) and by a Lagrange multiplier holding ``v_j = 0``: a KKT system whose
+leading ``3k`` rows are that state. The Schur complement ``Z`` of ``A0`` in it is
+formed once per block; an unpivoted 3 x 3 block LDL^T of ``Z`` (its leading blocks are
+non-singular: KKT systems of a positive definite matrix with independent constraints)
+gives every state's ``log det`` and quadratic form as prefix sums and every state's
+``v`` from one triangular solve and one product. Deleting the multiplier rows is exact,
+so the states match the dense formulas to rounding. Base cells are ordered by the
+event that cuts them (latest first), so the deleted cells' columns are the factor's
+last rows, and only the smaller child of each event has its overlaps counted (the
+larger child's are the parent's minus the smaller's). Per block: one ``C0^3/3``
+Cholesky, ``O(C0^2)`` per event, and no ``N x N`` matrix.
+
+*Dual space (once C >= N).* The same blocks on ``S = prior_variance K + noise_variance
+I`` (``N x N``): an event changes ``K`` by ``-(1/M)(1_a 1_b^T + 1_b 1_a^T)``; the
+Woodbury identity on ``S`` at the block's start, with an unpivoted 2 x 2 block LDL^T of
+its capacitance, gives every event's ``alpha = S^{-1} y``, ``log det S`` and quadratic
+form; ``S`` is updated by a rank-2B ``syr2k`` and refactorised per block.
+
+Block sizes are measured, not fixed: after each block the next one has
+``sqrt(fixed / quadratic)`` times its events (at most twice as many), where *fixed* is
+the time spent per block regardless of its length (the factorisation, rebuilding the
+base system) and *quadratic* the time of the parts growing as the square of its length
+(the capacitance and its LDL); that minimises ``fixed / B + q B`` per event. The walk
+runs on one BLAS thread (:func:`mondrian_core._blas.single_blas_thread`): it is many
+mid-sized products and solves, on which threads only contend, and OpenBLAS's threaded
+``dpotrf`` crashed the interpreter on 16,000 x 16,000 matrices.
+
+What is kept per event is the cheaper form: the ``C`` cell values in cell space, the
+``N`` entries of ``alpha`` in the dual; :attr:`LifetimePath.alphas` expands rows on
+demand.
 
 Validation (and any new) points are placed with the conditional Mondrian extension
 (Roy and Teh 2009), drawn once for all lifetimes: along its path through each tree a
@@ -52,6 +75,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas, lapack
 
+from mondrian_core._blas import single_blas_thread
 from mondrian_core._validation import (
     check_count,
     check_lifetime,
@@ -67,8 +91,15 @@ from mondrian_core.process import max_lifetime
 __all__ = ["LifetimePath", "lifetime_path", "place_points", "lifetime_for_cells"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
-#: Refuse paths whose stored solutions (N x (events+1) floats) would exceed this.
-MAX_STORED = 40_000_000
+#: Refuse paths whose stored solutions (``min(C_k, N)`` floats per event) would exceed this.
+MAX_STORED = 150_000_000
+#: Refuse paths whose dense system (side ``min(C, N)`` at the terminal lifetime) is larger.
+MAX_DENSE_SIDE = 16_000
+#: Factorisations of larger matrices run on one BLAS thread: OpenBLAS's threaded dpotrf
+#: crashed the interpreter at 16,000-20,000 (two threads), so half of that with a margin.
+SAFE_THREADED_SIDE = 8_000
+#: Largest border of a block (``3 x events x side`` floats, ~400 MB), whatever is measured.
+MAX_BLOCK_FLOATS = 50_000_000
 #: Smallest noise_variance / prior_variance (below it the dual system is singular in floats).
 MIN_NOISE_RATIO = 1e-8
 
@@ -216,8 +247,11 @@ class LifetimePath:
         ``log p(y_train | X_train, lifetime)`` at each event (natural log).
     trees : MondrianTrees
         The Mondrians (grown to ``terminal_lifetime``).
-    alphas : ndarray of shape (E+1, N)
-        ``S_t^{-1} y`` at each event (what predictions at any lifetime need).
+    alphas : array-like of shape (E+1, N)
+        ``S_t^{-1} y`` at each event; rows are computed on demand from what the sweep
+        keeps (the cell values while there are fewer cells than training points, the
+        rows themselves after), and ``alphas.cell_values(c)`` gives the cells' values
+        whose sums over the trees are the predictions.
     X_train : ndarray of shape (N, D)
         The training points.
     y_train : ndarray of shape (N,)
@@ -374,23 +408,18 @@ class LifetimePath:
             The posterior mean ``w = prior_variance * Phi^T alpha`` of their features.
         """
         c = self.index(lifetime)
-        t = float(self.lifetimes[c])
-        trees = self.trees
-        alive = np.flatnonzero((trees.birth_time <= t) & (trees.split_time > t))
-        alive = alive[np.lexsort((alive, trees.tree[alive]))]
-        nodes = trees.nodes_at(t)
-        sums = np.bincount(nodes.ravel(), weights=np.tile(self.alphas[c], trees.n_trees),
-                           minlength=trees.parent.shape[0])
-        return alive, self.prior_variance / np.sqrt(trees.n_trees) * sums[alive]
-
-    def _cross_kernel(self, X, lifetime):
-        """Sparse ``Phi_t(X) Phi_t(X_train)^T`` factors: (Px, Pt) with rows of node ids."""
-        nodes, alive = self.place(X).at(lifetime)
-        train_nodes = self.trees.nodes_at(lifetime)
-        return nodes, alive, train_nodes
+        nodes, v = self.alphas.cell_values(c)
+        order = np.lexsort((nodes, self.trees.tree[nodes]))
+        # w = sqrt(M) v: the features are 1/sqrt(M) per tree, the cell values sum over trees
+        return nodes[order], np.sqrt(self.trees.n_trees) * v[order]
 
     def predict(self, X, lifetime, return_std=False, include_noise=False):
         """Return the predictive mean (posterior mean of ``Phi_t(x) w``) at ``lifetime``.
+
+        New points are placed by the conditional Mondrian extension at ``lifetime``
+        itself (a point may branch off into a cell of its own between the last cut
+        ``tau_c`` and ``lifetime``); the training cells are those of ``[tau_c,
+        tau_{c+1})``.
 
         Parameters
         ----------
@@ -399,8 +428,9 @@ class LifetimePath:
         lifetime : float
             A lifetime in ``[0, terminal_lifetime]``.
         return_std : bool, default=False
-            Also return the exact predictive standard deviation at that lifetime
-            (one ``N x N`` Cholesky factorisation).
+            Also return the exact predictive standard deviation at that lifetime (one
+            Cholesky factorisation of the ``C x C`` cell-space system, or of the
+            ``N x N`` dual one when there are more cells than training points).
         include_noise : bool, default=False
             Add the observation noise (the predictive of ``y`` rather than ``f``).
 
@@ -412,26 +442,44 @@ class LifetimePath:
             The predictive standard deviation; only with ``return_std=True``.
         """
         c = self.index(lifetime)
-        t = float(self.lifetimes[c])
-        nodes, alive, train_nodes = self._cross_kernel(X, t)
-        n_nodes = self.trees.parent.shape[0]
-        sums = np.bincount(train_nodes.ravel(), weights=np.tile(self.alphas[c], self.trees.n_trees),
-                           minlength=n_nodes)
-        scale = self.prior_variance / self.trees.n_trees
-        mean = scale * np.where(alive, sums[nodes], 0.0).sum(axis=0)
+        nodes, alive = self.place(X).at(float(lifetime))
+        values = self.alphas.node_values(c)
+        mean = np.where(alive, values[nodes], 0.0).sum(axis=0)
         if not return_std:
             return mean
-        Px = _indicator(nodes, alive, n_nodes)
-        Pt = _indicator(train_nodes, np.ones_like(train_nodes, dtype=bool), n_nodes)
-        Kxt = (Px @ Pt.T).toarray() / self.trees.n_trees
-        S = (Pt @ Pt.T).toarray() * scale
-        S[np.diag_indices_from(S)] += self.noise_variance
-        chol, info = lapack.dpotrf(S, lower=1)
-        if info != 0:  # pragma: no cover - excluded by MIN_NOISE_RATIO
-            raise _singular(self.noise_variance, self.prior_variance)
-        V = _tri_solve(chol, Kxt.T)
-        var = self.prior_variance - self.prior_variance ** 2 * np.einsum("ij,ij->j", V, V)
-        var = np.maximum(var, 0.0) + (self.noise_variance if include_noise else 0.0)
+        M, N = self.trees.n_trees, self.y_train.size
+        s2n, s2p = self.noise_variance, self.prior_variance
+        n_nodes = self.trees.parent.shape[0]
+        train_nodes = self.trees.nodes_at(float(self.lifetimes[c]))
+        cells = self.alphas.cells(c)
+        if cells.size < N:
+            # var f(x) = s2n psi(x)^T (Psi^T Psi + rho I)^{-1} psi(x), rho = M s2n / s2p
+            col = np.full(n_nodes, -1, dtype=np.int64)
+            col[cells] = np.arange(cells.size)
+            Pt = _indicator(col[train_nodes], np.ones_like(train_nodes, dtype=bool), cells.size)
+            A = (Pt.T @ Pt).toarray()
+            A[np.diag_indices_from(A)] += M * s2n / s2p
+            inside = alive & (col[nodes] >= 0)
+            Px = _indicator(np.where(inside, col[nodes], 0), inside, cells.size)
+            chol, info = _factor(A)
+            if info != 0:  # pragma: no cover - excluded by MIN_NOISE_RATIO
+                raise _singular(s2n, s2p)
+            V = _tri_solve(chol, Px.T.toarray())
+            var = s2n * np.einsum("ij,ij->j", V, V)
+            # a tree in which x sits in a cell of its own adds its prior variance s2p / M
+            var += s2p / M * (M - inside.sum(axis=0))
+        else:
+            Px = _indicator(nodes, alive, n_nodes)
+            Pt = _indicator(train_nodes, np.ones_like(train_nodes, dtype=bool), n_nodes)
+            Kxt = (Px @ Pt.T).toarray() / M
+            S = (Pt @ Pt.T).toarray() * (s2p / M)
+            S[np.diag_indices_from(S)] += s2n
+            chol, info = _factor(S)
+            if info != 0:  # pragma: no cover - excluded by MIN_NOISE_RATIO
+                raise _singular(s2n, s2p)
+            V = _tri_solve(chol, Kxt.T)
+            var = s2p - s2p ** 2 * np.einsum("ij,ij->j", V, V)
+        var = np.maximum(var, 0.0) + (s2n if include_noise else 0.0)
         return mean, np.sqrt(var)
 
 
@@ -499,7 +547,8 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
         A seed or generator (see :func:`~mondrian_core.check_random_state`); the
         trees are those of ``MondrianFeatures`` with the same seed.
     block_size : int, optional
-        Events per factorisation (default about ``N/8``, between 16 and 256).
+        Events per factorisation (default: measured while sweeping, see the module
+        notes).
     progress : callable, optional
         Called with the fraction of events done (0..1), e.g. a progress bar.
     timings : dict, optional
@@ -513,8 +562,15 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     Raises
     ------
     InputError
-        If the data or a parameter is invalid, or the path would store more than
-        ``MAX_STORED`` numbers (the message gives a terminal lifetime that fits).
+        If the data or a parameter is invalid, or the path cannot fit: more than
+        ``MAX_STORED`` stored numbers (``min(C, N)`` per event) or a dense system of
+        side ``min(C, N)`` above ``MAX_DENSE_SIDE``; the message names the largest
+        terminal lifetime that fits.
+
+    Notes
+    -----
+    The ridge system is solved in the space of the ``C`` alive cells while ``C < N``
+    and in the dual ``N x N`` space after (see the module notes); both are exact.
 
     References
     ----------
@@ -540,112 +596,569 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
 
     clock = _Clock(timings)
     t_start = time.perf_counter()
-    seconds = np.empty(0)
     rng = check_random_state(random_state)
     trees = sample_mondrian_trees(X_train, M, float(terminal_lifetime), random_state=rng)
     ext_seed = int(rng.integers(2**63 - 1))
     clock("trees")
     events = np.asarray(trees.events(), dtype=np.int64)
-    E = events.size
-    seconds = np.empty(E + 1)
     times = trees.split_time[events]
-    if N * (E + 1) > MAX_STORED:
-        fits = MAX_STORED // N - 1  # events that fit; the sweep must stop before the next one
-        advice = (f"a terminal lifetime of at most {round_down(times[fits]):g}, " if fits >= 1
-                  else "")
-        raise InputError(
-            f"This sweep has {E:,} cut events on {N:,} training points, too many to store "
-            f"({N * (E + 1):,} numbers, limit {MAX_STORED:,}); use {advice}fewer trees or "
-            f"at most {max(2, MAX_STORED // (E + 1)):,} points.")
+    _check_fits(N, M, times)
     lifetimes = np.concatenate([[0.0], times])
-    B = int(block_size) if block_size else int(np.clip(N // 8, 16, 256))
-
-    alphas = np.empty((E + 1, N))
-    quad = np.empty(E + 1)
-    logdet = np.empty(E + 1)
-    val_pred = np.full((E + 1, X_val.shape[0] if has_val else 0), np.nan)
-    placement, n_levels = None, 0
-    if has_val:
-        placement = place_points(trees, X_val, ext_seed)
-        n_levels = placement.births.shape[-1]
+    placement = place_points(trees, X_val, ext_seed) if has_val else None
     clock("place validation")
-    # S = s2n I + s2p K_0, K_0 = 1 1^T (every tree's root holds every point)
-    S = np.full((N, N), s2p, order="F")
-    S[np.diag_indices(N)] += s2n
-    left, right = trees.left, trees.right
-    n_nodes = trees.parent.shape[0]
-    Cinv = -M / s2p
-    log_detC = 2.0 * np.log(s2p / M)
-    k = 0  # events done
-    while True:
-        chol, info = lapack.dpotrf(S, lower=1, clean=1)
-        if info != 0:  # pragma: no cover - excluded by MIN_NOISE_RATIO
-            raise _singular(s2n, s2p)
-        z0 = lapack.dtrtrs(chol, y, lower=1)[0]
-        a0 = lapack.dtrtrs(chol, z0, lower=1, trans=1)[0]
-        alphas[k] = a0
-        quad[k] = y @ a0
-        logdet[k] = 2.0 * np.log(np.diag(chol)).sum()
-        clock("cholesky")
-        if has_val:
-            _val_block(trees, placement, n_levels, a0[:, None], lifetimes[k:k + 1],
-                       val_pred[k:k + 1], s2p / M, n_nodes)
-        clock("validation")
-        seconds[k] = time.perf_counter() - t_start
-        if k == E:
-            break
-        blk = events[k:k + B]
-        b = blk.size
-        # U: indicators of the children of each event, (N, 2b)
-        kids = np.empty(2 * b, dtype=np.int64)
-        kids[0::2], kids[1::2] = left[blk], right[blk]
-        pts, indptr = _node_points(trees, kids)
-        U = np.zeros((N, 2 * b), order="F")
-        U[pts, np.repeat(np.arange(2 * b), np.diff(indptr))] = 1.0
-        clock("indicators")
-        V = lapack.dtrtrs(chol, U, lower=1)[0]  # L^{-1} U
-        Z = blas.dsyrk(1.0, V, trans=1, lower=1)  # U^T S_0^{-1} U (lower triangle)
-        ii = np.arange(b)
-        Z[2 * ii + 1, 2 * ii] += Cinv
-        u = V.T @ z0  # U^T S_0^{-1} y
-        clock("capacitance")
-        L, Dinv, logabsdet, cvec = _block_ldl(Z, u)
-        clock("block LDL")
-        beta = np.einsum("iab,ib->ia", Dinv, cvec.reshape(b, 2))
-        dq = np.einsum("ia,ia->i", cvec.reshape(b, 2), beta)
-        quad[k + 1:k + 1 + b] = quad[k] - np.cumsum(dq)
-        logdet[k + 1:k + 1 + b] = logdet[k] + np.cumsum(logabsdet + log_detC)
-        # x_k = Z_k^{-1} u_k for every k: cumulative columns of L^{-T} blockdiag(beta)
-        Bmat = np.zeros((2 * b, b), order="F")
-        Bmat[2 * ii, ii], Bmat[2 * ii + 1, ii] = beta[:, 0], beta[:, 1]
-        Y = lapack.dtrtrs(L, Bmat, lower=1, trans=1, unitdiag=1)[0]
-        Xk = np.cumsum(Y, axis=1)
-        # alpha_k = alpha_0 - S_0^{-1} U x_k = alpha_0 - L^{-T} (V x_k)
-        alph = a0[:, None] - lapack.dtrtrs(chol, np.asfortranarray(V @ Xk), lower=1, trans=1)[0]
-        alphas[k + 1:k + 1 + b] = alph.T
-        clock("alpha")
-        if has_val:
-            _val_block(trees, placement, n_levels, alph, lifetimes[k + 1:k + 1 + b],
-                       val_pred[k + 1:k + 1 + b], s2p / M, n_nodes)
-        clock("validation")
-        seconds[k + 1:k + 1 + b] = time.perf_counter() - t_start
-        # S <- S - (s2p/M) sum_i (1_a 1_b^T + 1_b 1_a^T), lower triangle only
-        S = blas.dsyr2k(-s2p / M, np.asfortranarray(U[:, 0::2]), np.asfortranarray(U[:, 1::2]),
-                        beta=1.0, c=S, lower=1, overwrite_c=1)
-        clock("update S")
-        k += b
-        if progress is not None:
-            progress(k / E)
-    lml = -0.5 * quad - 0.5 * logdet - 0.5 * N * _LOG_2PI
-    train_rmse = s2n * np.sqrt(np.mean(alphas ** 2, axis=1))
-    val_rmse = (np.sqrt(np.mean((val_pred - y_val) ** 2, axis=1)) if has_val
-                else np.full(E + 1, np.nan))
+    sweep = _Sweep(trees, events, y, s2n, s2p, placement, y_val if has_val else None,
+                   block_size, clock, t_start)
+    sweep.run(progress)
     return LifetimePath(
-        lifetimes=lifetimes, n_features=M + np.arange(E + 1), train_rmse=train_rmse,
-        val_rmse=val_rmse, log_marginal_likelihood=lml, trees=trees, alphas=alphas,
-        X_train=X_train, y_train=y, noise_variance=s2n, prior_variance=s2p,
-        terminal_lifetime=float(terminal_lifetime), extension_seed=ext_seed, event_nodes=events,
-        seconds=seconds)
+        lifetimes=lifetimes, n_features=M + np.arange(events.size + 1),
+        train_rmse=sweep.train_rmse(), val_rmse=sweep.val_rmse,
+        log_marginal_likelihood=sweep.log_marginal_likelihood(), trees=trees,
+        alphas=sweep.solutions(lifetimes), X_train=X_train, y_train=y, noise_variance=s2n,
+        prior_variance=s2p, terminal_lifetime=float(terminal_lifetime),
+        extension_seed=ext_seed, event_nodes=events, seconds=sweep.seconds)
+
+
+def _stored_numbers(N, M, n_events):
+    """Floats the path keeps for ``n_events`` events: ``min(C_k, N)`` per event state.
+
+    State ``k`` (after ``k`` events) has ``C_k = M + k`` cells; the primal states keep
+    the ``C_k`` cell values, the dual states the ``N`` entries of ``alpha``.
+    """
+    k = np.arange(n_events + 1)
+    return int(np.minimum(M + k, N).sum())
+
+
+def _check_fits(N, M, times):
+    """Refuse, before any work, a sweep whose solutions or dense system cannot fit."""
+    E = times.size
+    k = np.arange(E + 1)
+    stored = np.cumsum(np.minimum(M + k, N))  # stored[e]: floats kept by a sweep of e events
+    side = np.minimum(M + k, N)  # side of the dense system at state k
+    ok = (stored <= MAX_STORED) & (side <= MAX_DENSE_SIDE)
+    if ok.all():
+        return
+    fits = int(np.argmin(ok)) - 1  # events that fit; the sweep must stop before the next one
+    advice = (f"a terminal lifetime of at most {round_down(times[fits]):g}, " if fits >= 1
+              else "")
+    raise InputError(
+        f"This sweep has {E:,} cut events on {N:,} training points with {M} trees, too many "
+        f"to keep: it needs {int(stored[-1]):,} stored numbers (limit {MAX_STORED:,}) and a "
+        f"dense {int(side[-1]):,} x {int(side[-1]):,} system (limit {MAX_DENSE_SIDE:,}); use "
+        f"{advice}fewer trees or fewer points.")
+
+
+def _factor(A):
+    """Lower Cholesky factor of ``A``; one BLAS thread above ``SAFE_THREADED_SIDE``."""
+    if A.shape[0] > SAFE_THREADED_SIDE:
+        with single_blas_thread():
+            chol, info = lapack.dpotrf(A, lower=1, clean=1)
+    else:
+        chol, info = lapack.dpotrf(A, lower=1, clean=1)
+    return chol, info
+
+
+class _Sweep:
+    """The event walk: primal (cell space) states while ``C < N``, dual ones after.
+
+    State ``k`` is the model after the first ``k`` events. Per state it records the
+    quadratic form ``y^T S^{-1} y``, ``log det S``, the training residual sum of
+    squares, the validation RMSE and the solution (cell values ``v`` in the primal
+    states, ``alpha`` in the dual ones).
+    """
+
+    def __init__(self, trees, events, y, s2n, s2p, placement, y_val, block_size, clock,
+                 t_start):
+        self.trees, self.events, self.y = trees, events, y
+        self.s2n, self.s2p = s2n, s2p
+        self.M, self.N, self.E = trees.n_trees, y.size, events.size
+        self.rho = self.M * s2n / s2p  # ridge of the cell-space system Psi^T Psi + rho I
+        self.placement, self.y_val = placement, y_val
+        self.lifetimes = np.concatenate([[0.0], trees.split_time[events]])
+        self.n_levels = placement.births.shape[-1] if placement is not None else 0
+        # path nodes of each (tree, validation point) born so far: advanced with time
+        self.val_depth = (np.ones(placement.branch.shape, dtype=np.int64)
+                          if placement is not None else None)
+        self.fixed_block = int(block_size) if block_size else None
+        self.clock, self.t_start = clock, t_start
+        E, n_nodes = self.E, trees.parent.shape[0]
+        # integer event bookkeeping: cell j is alive in states born[j] .. died[j]
+        self.died = np.full(n_nodes, E, dtype=np.int64)
+        self.died[events] = np.arange(E)
+        self.born = np.zeros(n_nodes, dtype=np.int64)
+        kids = trees.parent >= 0
+        self.born[kids] = self.died[trees.parent[kids]] + 1
+        self.n_pts = (trees.stop - trees.start).astype(float)
+        ycum = np.zeros((self.M, self.N + 1))
+        np.cumsum(y[trees.order], axis=1, out=ycum[:, 1:])
+        self.ysum = ycum[trees.tree, trees.stop] - ycum[trees.tree, trees.start]
+        self.yty = float(y @ y)
+        # states 0 .. n_primal-1 are solved in cell space (C_k = M + k < N)
+        self.n_primal = int(min(max(self.N - self.M, 0), E + 1))
+        self.quad = np.empty(E + 1)    # y^T S^{-1} y
+        self.logdet = np.empty(E + 1)  # log det S
+        self.rss = np.empty(E + 1)     # training residual sum of squares
+        self.val_rmse = np.full(E + 1, np.nan)
+        self.seconds = np.empty(E + 1)
+        self.offsets = np.concatenate([[0], np.cumsum(self.M + np.arange(self.n_primal))])
+        self.v_flat = np.empty(int(self.offsets[-1]))
+        self.alpha_dual = np.empty((E + 1 - self.n_primal, self.N))
+        # (N, M): each point's cell per tree at the current block start
+        # (int32: gathers of it are the sweep's main memory traffic at large N)
+        self.point_cell = np.repeat(np.asarray(trees.roots, dtype=np.int32)[None, :], self.N,
+                                    axis=0)
+
+    # ------------------------------------------------------------------ common
+    def _alive(self, nodes, states):
+        """(len(states), len(nodes)) mask: node alive in state."""
+        s = np.asarray(states)[:, None]
+        return (self.born[nodes] <= s) & (s <= self.died[nodes])
+
+    def _advance(self, kids):
+        """Move each tree's points to the children of the events (in event order)."""
+        pts, indptr = _node_points(self.trees, kids)
+        owner = np.repeat(kids, np.diff(indptr))
+        self.point_cell[pts, self.trees.tree[owner]] = owner
+
+    def _validate(self, vals, row_of, states):
+        if self.placement is None:
+            return
+        times = self.lifetimes[np.asarray(states)]
+        pred = np.empty((len(states), self.y_val.size))
+        _val_block(self.placement, self.n_levels, self.val_depth, vals, row_of, times, pred)
+        self.val_rmse[states] = np.sqrt(np.mean((pred - self.y_val) ** 2, axis=1))
+
+    def _next_block(self, k, last, b, fixed, quadratic, side):
+        """Events in the next block: measured, ``sqrt(fixed cost / quadratic cost per b^2)``.
+
+        Per event a block of ``b`` costs about ``fixed / b + q b`` (the factorisation
+        at its start is shared; the capacitance and its LDL grow as ``b^2``), which is
+        least at ``b = sqrt(fixed / q)``; the first blocks start small and grow by at
+        most 2x per block while the measurements settle. The block's border
+        (``side x 3b`` floats) stays under ``MAX_BLOCK_FLOATS``.
+        """
+        if self.fixed_block:
+            b_new = self.fixed_block
+        elif b == 0:
+            b_new = 16
+        else:
+            q = max(quadratic, 1e-6) / b ** 2
+            b_new = int(np.clip(np.sqrt(max(fixed, 1e-6) / q), 8, 2 * b))
+        b_new = min(b_new, max(8, MAX_BLOCK_FLOATS // (3 * side)))
+        return int(max(1, min(b_new, last - k)))
+
+    # ------------------------------------------------------------------ primal
+    def run(self, progress=None):
+        # one BLAS thread: the walk is many mid-sized products and solves, on which
+        # threads only contend (20x slower on a loaded 2-core machine), and no threaded
+        # dpotrf can crash on a large system
+        with single_blas_thread():
+            if self.n_primal > 0:
+                self._primal(progress)
+            if self.n_primal <= self.E:
+                self._dual(progress)
+
+    def _primal(self, progress):
+        trees, M, N, E, rho, clock = self.trees, self.M, self.N, self.E, self.rho, self.clock
+        left, right = trees.left, trees.right
+        n_nodes = trees.parent.shape[0]
+        # base cells ordered by the event that cuts them, latest first: the cells a block
+        # deletes are then the last rows of the factor, where solves against them are cheap
+        cells = np.asarray(trees.roots, dtype=np.int64)
+        cells = cells[np.lexsort((cells, -self.died[cells]))]
+        A = np.full((M, M), float(N))  # Psi^T Psi: every point is in every root
+        A[np.diag_indices(M)] += rho
+        last = self.n_primal - 1  # last primal state
+        k, b = 0, 0
+        t_fixed = t_quad = t_psi = 0.0
+        while True:
+            t0 = time.perf_counter()
+            C0 = cells.size
+            chol, info = _factor(A)
+            if info != 0:  # pragma: no cover - excluded by MIN_NOISE_RATIO
+                raise _singular(self.s2n, self.s2p)
+            b0 = self.ysum[cells]
+            z0 = lapack.dtrtrs(chol, b0, lower=1)[0]
+            a0 = lapack.dtrtrs(chol, z0, lower=1, trans=1)[0]
+            qp0 = float(b0 @ a0)
+            ld0 = 2.0 * np.log(np.diag(chol)).sum()
+            self._store_primal(k, qp0, ld0, a0, C0)
+            self.v_flat[self.offsets[k]:self.offsets[k + 1]] = a0[np.argsort(cells)]
+            clock("cholesky")
+            pos = np.full(n_nodes, -1, dtype=np.int64)
+            pos[cells] = np.arange(C0)
+            self._validate(a0[:, None], pos, [k])
+            self.seconds[k] = time.perf_counter() - self.t_start
+            clock("validation")
+            t_fixed = time.perf_counter() - t0
+            if k == last:
+                break
+            b = self._next_block(k, last, b, t_fixed + t_psi, t_quad, C0)
+            blk = self.events[k:k + b]
+            kids = np.empty(2 * b, dtype=np.int64)
+            kids[0::2], kids[1::2] = left[blk], right[blk]
+            Gk, Qk = self._kid_overlaps(A, pos, blk, kids)  # Psi0^T Psi_k, Psi_k^T Psi_k
+            Qk[np.diag_indices(2 * b)] += rho
+            clock("overlaps")
+            # border coordinates per event i: (multiplier of cell j_i = 0, child a, child b)
+            ii = np.arange(b)
+            in_base = pos[blk] >= 0
+            Q = np.zeros((3 * b, 3 * b))
+            q = np.arange(2 * b)
+            kid_rows = 3 * (q // 2) + 1 + q % 2  # border row of kids[q]
+            Q[np.ix_(kid_rows, kid_rows)] = Qk
+            kid_pos = np.full(n_nodes, -1, dtype=np.int64)
+            kid_pos[kids] = np.arange(2 * b)
+            inner = np.flatnonzero(~in_base)  # cell j_i is a child made earlier in the block
+            base = np.flatnonzero(in_base)
+            r_in = kid_rows[kid_pos[blk[inner]]]
+            Q[3 * inner, r_in] = Q[r_in, 3 * inner] = 1.0
+            g = np.zeros(3 * b)
+            g[kid_rows] = self.ysum[kids]
+            t_mid = time.perf_counter()
+            T, Vt_V, Vt_z, prim = self._border_gram(chol, A, Gk, z0, b0, pos[blk], base, inner,
+                                                    r_in)
+            Z = T.T @ (T.T @ Q).T - Vt_V  # Schur complement of A0, new border coordinates
+            c = T.T @ g - Vt_z
+            L, Dinv, logabs = _block_ldl(Z, 3)
+            ct = lapack.dtrtrs(L, c, lower=1, unitdiag=1)[0]
+            beta = np.einsum("iab,ib->ia", Dinv, ct.reshape(b, 3))
+            dq = np.einsum("ia,ia->i", ct.reshape(b, 3), beta)
+            Bmat = np.zeros((3 * b, b), order="F")
+            for a in range(3):
+                Bmat[3 * ii + a, ii] = beta[:, a]
+            Xn = np.cumsum(lapack.dtrtrs(L, Bmat, lower=1, trans=1, unitdiag=1)[0], axis=1)
+            t_quad = time.perf_counter() - t_mid
+            clock("capacitance LDL")
+            Xk = T @ Xn  # border solutions in the original coordinates
+            W0 = a0[:, None] - lapack.dtrtrs(chol, np.asfortranarray(prim(Xn)), lower=1,
+                                             trans=1)[0]
+            univ = np.concatenate([cells, kids])
+            vals = np.vstack([W0, Xk[kid_rows]])  # (C0 + 2b, b): every universe cell
+            states = np.arange(k + 1, k + b + 1)
+            alive = self._alive(univ, states)  # (b, C0 + 2b)
+            vals *= alive.T  # cells not alive in a state hold 0 (constraint or unborn)
+            clock("alpha")
+            order = np.argsort(univ)
+            stored = vals[order].T[alive[:, order]]
+            self.v_flat[self.offsets[k + 1]:self.offsets[k + b + 1]] = stored
+            qp = qp0 + np.cumsum(dq)
+            ld = ld0 + np.cumsum(logabs)
+            vv = np.einsum("ij,ij->j", vals, vals)
+            for s in range(b):
+                self._store_primal(k + 1 + s, qp[s], ld[s], None, M + k + 1 + s, vv[s])
+            pos_u = np.full(n_nodes, -1, dtype=np.int64)
+            pos_u[univ] = np.arange(univ.size)
+            self._validate(vals, pos_u, states)
+            self.seconds[k + 1:k + b + 1] = time.perf_counter() - self.t_start
+            clock("validation")
+            # next base: the universe system restricted to the cells alive at state k + b
+            t_upd = time.perf_counter()
+            keep = np.flatnonzero(alive[-1])
+            keep = keep[np.lexsort((univ[keep], -self.died[univ[keep]]))]
+            Au = np.empty((univ.size, univ.size))
+            Au[:C0, :C0], Au[:C0, C0:], Au[C0:, :C0] = A, Gk, Gk.T
+            Au[C0:, C0:] = Qk
+            A = Au.take(keep, axis=0).take(keep, axis=1)
+            cells = univ[keep]
+            t_psi = time.perf_counter() - t_upd  # a per-block cost, like the factorisation
+            clock("update A")
+            k += b
+            if progress is not None:
+                progress(k / max(E, 1))
+
+    def _kid_overlaps(self, A, pos, blk, kids):
+        """``Psi0^T Psi_k`` and ``Psi_k^T Psi_k`` for the block's children ``k``.
+
+        Only the smaller child of each event is counted: one ``bincount`` of its points'
+        cells at the block's end (moving the points there), summed up from children to
+        the cells they split (latest event first) to give its points in every base cell
+        and every child. The larger child's counts are its parent's minus the smaller
+        one's: ``Psi0^T 1_j = A0[:, j] - rho e_j`` for a base cell ``j``, the counts of
+        ``j`` for a child made earlier in the block. All are integers: exact.
+        """
+        C0, b = A.shape[0], blk.size
+        ii = np.arange(b)
+        self._advance(kids)
+        upos = pos.astype(np.int32)  # rows: base cells, then the children (small: cached)
+        upos[kids] = C0 + np.arange(2 * b)
+        sizes = self.n_pts[kids].reshape(b, 2)
+        small = (sizes[:, 1] < sizes[:, 0]).astype(np.int64)
+        q_small, q_other = 2 * ii + small, 2 * ii + 1 - small
+        pts, indptr = _node_points(self.trees, kids[q_small])
+        cells = upos[self.point_cell[pts]]  # (n, M): each point's cell at the block's end
+        cells *= b
+        cells += np.repeat(ii, np.diff(indptr)).astype(np.int32)[:, None]
+        cnt = np.bincount(cells.ravel(), minlength=(C0 + 2 * b) * b)
+        cnt = cnt.reshape(C0 + 2 * b, b).astype(float)
+        for i in range(b - 1, -1, -1):
+            cnt[upos[blk[i]]] = cnt[C0 + 2 * i] + cnt[C0 + 2 * i + 1]
+        Gk = np.empty((C0, 2 * b))
+        Qk = np.empty((2 * b, 2 * b))
+        Gk[:, q_small], Qk[:, q_small] = cnt[:C0], cnt[C0:]
+        base = np.flatnonzero(pos[blk] >= 0)
+        pj = pos[blk[base]]
+        Gk[:, q_other[base]] = A[:, pj] - Gk[:, q_small[base]]
+        Gk[pj, q_other[base]] -= self.rho
+        inner = np.flatnonzero(pos[blk] < 0)  # j is a child made earlier in the block
+        for i in inner:  # in event order
+            Gk[:, q_other[i]] = Gk[:, upos[blk[i]] - C0] - Gk[:, q_small[i]]
+        Qk[:, q_other[base]] = Gk[pj].T - Qk[:, q_small[base]]
+        for i in inner:
+            Qk[:, q_other[i]] = Qk[:, upos[blk[i]] - C0] - Qk[:, q_small[i]]
+        return Gk, Qk
+
+    def _border_gram(self, chol, A, Gk, z0, b0, pos_j, base, inner, r_in):
+        """``V^T V`` and ``V^T z0`` of the border, ``V = L^{-1} G``, in cheaper coordinates.
+
+        The border of event ``i`` is (multiplier of ``j_i``, child a, child b). A unit
+        upper-triangular change ``T`` of these coordinates (it keeps every leading block,
+        every determinant and every quadratic form) replaces child b's column: for a
+        base cell ``j`` by ``G_b + G_a + rho e_j = A0 e_j``, whose ``L^{-1}`` image is
+        ``L^T e_j``; for a child ``j`` made earlier in the block by ``G_b + G_a - G_j =
+        0``. Then only the children ``a`` need a full triangular solve, and the Gram
+        entries with ``L^T e_j`` are known: ``(L^T e_j)^T L^{-1} x = x_j``, ``(L^T
+        e_j)^T L^T e_k = A0[j, k]``. The multiplier columns ``L^{-1} e_j`` are zero above
+        ``j``'s row (near the end: base cells are ordered by when they are cut).
+
+        Returns ``T`` (sparse, new -> original coordinates), ``V'^T V'``, ``V'^T z0`` and
+        a function giving ``V' X`` for border solutions ``X`` in the new coordinates.
+        """
+        C0, b = chol.shape[0], Gk.shape[1] // 2
+        rho = self.rho
+        nb = base.size
+        ia, ic, i3 = 3 * np.arange(b) + 1, 3 * base, 3 * base + 2
+        rows = np.concatenate([np.arange(3 * b), ic, ic + 1, 3 * inner + 1, r_in])
+        cols = np.concatenate([np.arange(3 * b), i3, i3, 3 * inner + 2, 3 * inner + 2])
+        data = np.concatenate([np.ones(3 * b), np.full(nb, rho), np.ones(nb),
+                               np.ones(inner.size), -np.ones(inner.size)])
+        T = sp.csr_matrix((data, (rows, cols)), shape=(3 * b, 3 * b))
+        Va = lapack.dtrtrs(chol, np.asfortranarray(Gk[:, 0::2]), lower=1)[0]
+        gram = np.zeros((3 * b, 3 * b))
+        gram[np.ix_(ia, ia)] = Va.T @ Va
+        vz = np.zeros(3 * b)
+        vz[ia] = Va.T @ z0
+        pj = pos_j[base]
+        p = int(pj.min()) if nb else C0
+        Vc = np.zeros((C0 - p, nb), order="F")
+        if nb:
+            Vc[pj - p, np.arange(nb)] = 1.0
+            Vc = lapack.dtrtrs(chol[p:, p:], Vc, lower=1)[0]
+            gram[np.ix_(ic, ic)] = Vc.T @ Vc
+            gram[np.ix_(ic, ia)] = Vc.T @ Va[p:]
+            gram[np.ix_(ia, ic)] = gram[np.ix_(ic, ia)].T
+            gram[ic, i3] = gram[i3, ic] = 1.0
+            gram[np.ix_(ia, i3)] = Gk[pj][:, 0::2].T
+            gram[np.ix_(i3, ia)] = Gk[pj][:, 0::2]
+            gram[np.ix_(i3, i3)] = A[np.ix_(pj, pj)]
+            vz[ic] = Vc.T @ z0[p:]
+            vz[i3] = b0[pj]
+        R = chol[pj, :].T  # L^T e_j, (C0, nb)
+
+        def prim(X):
+            out = Va @ X[ia] + R @ X[i3]
+            out[p:] += Vc @ X[ic]
+            return out
+
+        return T, gram, vz, prim
+
+    def _store_primal(self, k, qp, ld, v, C, vv=None):
+        """Quadratic form, log det S and RSS of primal state ``k`` from cell-space numbers.
+
+        With ``A = Psi^T Psi + rho I`` (``Psi`` the 0/1 cell indicators), ``b = Psi^T y``
+        and ``v = A^{-1} b``: ``y^T S^{-1} y = (y^T y - b^T v) / s2n``, ``log det S =
+        N log s2n + log det A - C log rho`` and ``||y - Psi v||^2 = y^T y - b^T v -
+        rho ||v||^2`` (Woodbury and the determinant lemma).
+        """
+        if vv is None:
+            vv = float(v @ v)
+        self.quad[k] = (self.yty - qp) / self.s2n
+        self.logdet[k] = self.N * np.log(self.s2n) + ld - C * np.log(self.rho)
+        self.rss[k] = max(self.yty - qp - self.rho * vv, 0.0)
+
+    # ------------------------------------------------------------------ dual
+    def _dual(self, progress):
+        trees, M, N, E, clock = self.trees, self.M, self.N, self.E, self.clock
+        s2n, s2p = self.s2n, self.s2p
+        k = self.n_primal
+        if k > 0:
+            self._advance(np.concatenate([trees.left[self.events[k - 1:k]],
+                                          trees.right[self.events[k - 1:k]]]))
+        left, right = trees.left, trees.right
+        n_nodes = trees.parent.shape[0]
+        cells = np.flatnonzero((self.born <= k) & (k <= self.died))
+        pos = np.full(n_nodes, -1, dtype=np.int64)
+        pos[cells] = np.arange(cells.size)
+        Psi = sp.csr_matrix((np.ones(N * M), pos[self.point_cell].ravel(),
+                             np.arange(0, N * M + 1, M)), shape=(N, cells.size))
+        S = np.asfortranarray((Psi @ Psi.T).toarray() * (s2p / M))
+        S[np.diag_indices(N)] += s2n
+        clock("dual start")
+        Cinv = -M / s2p
+        log_detC = 2.0 * np.log(s2p / M)
+        b = 0
+        t_quad = 0.0
+        while True:
+            t0 = time.perf_counter()
+            chol, info = _factor(S)
+            if info != 0:  # pragma: no cover - excluded by MIN_NOISE_RATIO
+                raise _singular(s2n, s2p)
+            z0 = lapack.dtrtrs(chol, self.y, lower=1)[0]
+            a0 = lapack.dtrtrs(chol, z0, lower=1, trans=1)[0]
+            self._store_dual(k, float(self.y @ a0), 2.0 * np.log(np.diag(chol)).sum(), a0)
+            clock("cholesky")
+            self._validate_dual(a0[:, None], [k])
+            self.seconds[k] = time.perf_counter() - self.t_start
+            clock("validation")
+            t_fixed = time.perf_counter() - t0
+            if k == E:
+                break
+            b = self._next_block(k, E, b, t_fixed, t_quad, N)
+            blk = self.events[k:k + b]
+            kids = np.empty(2 * b, dtype=np.int64)
+            kids[0::2], kids[1::2] = left[blk], right[blk]
+            pts, indptr = _node_points(trees, kids)
+            U = np.zeros((N, 2 * b), order="F")
+            U[pts, np.repeat(np.arange(2 * b), np.diff(indptr))] = 1.0
+            clock("indicators")
+            V = lapack.dtrtrs(chol, U, lower=1)[0]  # L^{-1} U
+            t_mid = time.perf_counter()
+            Z = V.T @ V  # U^T S_0^{-1} U
+            ii = np.arange(b)
+            Z[2 * ii + 1, 2 * ii] += Cinv
+            Z[2 * ii, 2 * ii + 1] += Cinv
+            u = V.T @ z0  # U^T S_0^{-1} y
+            L, Dinv, logabsdet = _block_ldl(Z, 2)
+            cvec = lapack.dtrtrs(L, u, lower=1, unitdiag=1)[0]
+            beta = np.einsum("iab,ib->ia", Dinv, cvec.reshape(b, 2))
+            dq = np.einsum("ia,ia->i", cvec.reshape(b, 2), beta)
+            # x_k = Z_k^{-1} u_k for every k: cumulative columns of L^{-T} blockdiag(beta)
+            Bmat = np.zeros((2 * b, b), order="F")
+            Bmat[2 * ii, ii], Bmat[2 * ii + 1, ii] = beta[:, 0], beta[:, 1]
+            Xk = np.cumsum(lapack.dtrtrs(L, Bmat, lower=1, trans=1, unitdiag=1)[0], axis=1)
+            t_quad = time.perf_counter() - t_mid
+            clock("capacitance LDL")
+            # alpha_k = alpha_0 - S_0^{-1} U x_k = alpha_0 - L^{-T} (V x_k)
+            alph = a0[:, None] - lapack.dtrtrs(chol, np.asfortranarray(V @ Xk), lower=1,
+                                               trans=1)[0]
+            q0, ld0 = self.quad[k], self.logdet[k]
+            ld = ld0 + np.cumsum(logabsdet + log_detC)
+            qd = q0 - np.cumsum(dq)
+            for s in range(b):
+                self._store_dual(k + 1 + s, qd[s], ld[s], alph[:, s])
+            clock("alpha")
+            states = np.arange(k + 1, k + b + 1)
+            self._validate_dual(alph, states)
+            self.seconds[k + 1:k + b + 1] = time.perf_counter() - self.t_start
+            clock("validation")
+            # S <- S - (s2p/M) sum_i (1_a 1_b^T + 1_b 1_a^T), lower triangle only
+            S = blas.dsyr2k(-s2p / M, np.asfortranarray(U[:, 0::2]),
+                            np.asfortranarray(U[:, 1::2]), beta=1.0, c=S, lower=1,
+                            overwrite_c=1)
+            clock("update S")
+            k += b
+            if progress is not None:
+                progress(k / E)
+
+    def _store_dual(self, k, quad, logdet, alpha):
+        self.quad[k], self.logdet[k] = quad, logdet
+        self.rss[k] = self.s2n ** 2 * float(alpha @ alpha)
+        self.alpha_dual[k - self.n_primal] = alpha
+
+    def _validate_dual(self, alph, states):
+        """Validation RMSE of dual states: cell values ``v = (s2p/M) sum of alpha``."""
+        if self.placement is None:
+            return
+        states = np.asarray(states)
+        nodes = np.flatnonzero((self.born <= states[-1]) & (states[0] <= self.died))
+        pts, indptr = _node_points(self.trees, nodes)
+        A = sp.csr_matrix((np.ones(pts.size), pts, indptr), shape=(nodes.size, self.N))
+        vals = (A @ alph) * (self.s2p / self.M)
+        row_of = np.full(self.trees.parent.shape[0], -1, dtype=np.int64)
+        row_of[nodes] = np.arange(nodes.size)
+        self._validate(vals, row_of, states)
+
+    # ------------------------------------------------------------------ results
+    def train_rmse(self):
+        return np.sqrt(self.rss / self.N)
+
+    def log_marginal_likelihood(self):
+        return -0.5 * self.quad - 0.5 * self.logdet - 0.5 * self.N * _LOG_2PI
+
+    def solutions(self, lifetimes):
+        return _Solutions(self.trees, self.y, self.s2n, self.s2p, lifetimes, self.born,
+                          self.died, self.n_primal, self.offsets, self.v_flat,
+                          self.alpha_dual)
+
+
+class _Solutions:
+    """``alphas`` of a path, kept in the cheaper of two forms and expanded on demand.
+
+    Primal states (``C_k < N``) keep the ``C_k`` cell values ``v`` (the prediction at a
+    point is the sum over trees of its cells' values; ``alpha = (y - Psi v) / s2n``),
+    dual states the ``N`` entries of ``alpha`` (``v = (s2p / M)`` times the sum of
+    ``alpha`` over a cell's points). Indexing returns rows of the ``(E+1, N)`` matrix
+    ``alpha``.
+    """
+
+    def __init__(self, trees, y, s2n, s2p, lifetimes, born, died, n_primal, offsets, v_flat,
+                 alpha_dual):
+        self.trees, self.y, self.s2n, self.s2p = trees, y, s2n, s2p
+        self.lifetimes, self.born, self.died = lifetimes, born, died
+        self.n_primal, self.offsets = n_primal, offsets
+        self.v_flat, self.alpha_dual = v_flat, alpha_dual
+
+    @property
+    def shape(self):
+        return (self.lifetimes.size, self.y.size)
+
+    def __len__(self):
+        return self.lifetimes.size
+
+    @property
+    def ndim(self):
+        return 2
+
+    def __array__(self, dtype=None, copy=None):
+        out = np.stack([self.alpha(c) for c in range(len(self))])
+        return out if dtype is None else out.astype(dtype)
+
+    def __getitem__(self, key):
+        if isinstance(key, (int, np.integer)):
+            return self.alpha(int(key))
+        if isinstance(key, tuple):
+            return self[key[0]][key[1:]] if len(key) > 1 else self[key[0]]
+        rows = np.arange(len(self))[key]
+        return np.stack([self.alpha(int(c)) for c in rows]) if rows.ndim else self.alpha(rows)
+
+    def cells(self, c):
+        """Node ids of the cells alive in state ``c`` (ascending)."""
+        return np.flatnonzero((self.born <= c) & (c <= self.died))
+
+    def cell_values(self, c):
+        """``(nodes, v)``: the alive cells of state ``c`` and their values."""
+        c = int(c) % len(self)
+        nodes = self.cells(c)
+        if c < self.n_primal:
+            return nodes, self.v_flat[self.offsets[c]:self.offsets[c + 1]]
+        alpha = self.alpha_dual[c - self.n_primal]
+        train = self.trees.nodes_at(self.lifetimes[c])
+        sums = np.bincount(train.ravel(), weights=np.tile(alpha, self.trees.n_trees),
+                           minlength=self.trees.parent.shape[0])
+        return nodes, sums[nodes] * (self.s2p / self.trees.n_trees)
+
+    def node_values(self, c):
+        """Cell values of state ``c`` in an array indexed by node id (0 elsewhere)."""
+        nodes, v = self.cell_values(c)
+        full = np.zeros(self.trees.parent.shape[0])
+        full[nodes] = v
+        return full
+
+    def alpha(self, c):
+        c = int(c) % len(self)
+        if c >= self.n_primal:
+            return self.alpha_dual[c - self.n_primal]
+        fitted = self.node_values(c)[self.trees.nodes_at(self.lifetimes[c])].sum(axis=0)
+        return (self.y - fitted) / self.s2n
 
 
 class _Clock:
@@ -662,72 +1175,96 @@ class _Clock:
             self.last = now
 
 
-def _block_ldl(Z, u):
-    """Unpivoted 2x2-block LDL^T of the symmetric (indefinite) capacitance ``Z``.
+def _block_ldl(Z, p):
+    """Unpivoted block LDL^T of the symmetric (indefinite) ``Z`` with ``p x p`` pivots.
 
-    Only the lower triangle of ``Z`` is read. Returns the unit lower-triangular
-    ``L``, the inverses of the 2x2 pivots ``D_i``, ``log|det D_i|`` and
-    ``c = L^{-1} u``. No pivoting is needed: every leading block ``Z_k`` is
-    non-singular because ``S_k`` is positive definite (determinant lemma).
+    Returns the unit lower-triangular ``L``, the inverses of the pivots ``D_i`` and
+    ``log|det D_i|``. No pivoting is needed: every leading block of ``Z`` is
+    non-singular (its system is a positive definite one bordered by independent
+    constraints, or one by the determinant lemma). Recursive halving puts the work
+    in matrix products; the unblocked loop runs on blocks of at most 16 pivots.
     """
-    n = Z.shape[0]
-    b = n // 2
-    A = np.tril(Z) + np.tril(Z, -1).T
-    c = np.array(u, dtype=float)
+    A = np.array(Z, dtype=float)
+    n = A.shape[0]
+    b = n // p
     L = np.eye(n, order="F")
-    Dinv = np.empty((b, 2, 2))
+    Dinv = np.empty((b, p, p))
     logabs = np.empty(b)
-    for i in range(b):
-        p = slice(2 * i, 2 * i + 2)
-        d = A[p, p]
-        det = d[0, 0] * d[1, 1] - d[0, 1] * d[1, 0]
-        inv = np.array([[d[1, 1], -d[0, 1]], [-d[1, 0], d[0, 0]]]) / det
-        Dinv[i] = inv
-        logabs[i] = np.log(abs(det))
-        if 2 * i + 2 < n:
-            r = slice(2 * i + 2, n)
-            col = A[r, p]
-            low = col @ inv
-            L[r, p] = low
-            A[r, r] -= low @ col.T
-            c[r] -= low @ c[p]
-    return L, Dinv, logabs, c
+    _ldl_into(A, p, L, Dinv, logabs)
+    return L, Dinv, logabs
 
 
-def _val_block(trees, placement, n_levels, alph, times, out, scale, n_nodes, chunk=40):
-    """Validation predictions at each of ``times``, in chunks of ``chunk`` events."""
+def _ldl_into(A, p, L, Dinv, logabs):
+    """Block LDL^T of ``A`` (overwritten) into ``L``, ``Dinv``, ``logabs`` (views)."""
+    n = A.shape[0]
+    b = n // p
+    if b <= 16:
+        for i in range(b):
+            s = slice(p * i, p * i + p)
+            d = A[s, s]
+            inv = np.linalg.inv(d)
+            Dinv[i] = inv
+            logabs[i] = np.linalg.slogdet(d)[1]
+            if p * i + p < n:
+                r = slice(p * i + p, n)
+                col = A[r, s]
+                low = col @ inv
+                L[r, s] = low
+                A[r, r] -= low @ col.T
+        return
+    h = (b // 2) * p
+    _ldl_into(A[:h, :h], p, L[:h, :h], Dinv[:h // p], logabs[:h // p])
+    # W = A21 L11^{-T} = L21 D1, then L21 = W D1^{-1} and A22 -= L21 W^T
+    W = lapack.dtrtrs(L[:h, :h], np.asfortranarray(A[h:, :h].T), lower=1, unitdiag=1)[0].T
+    L21 = np.einsum("mqa,qab->mqb", W.reshape(n - h, h // p, p), Dinv[:h // p]).reshape(n - h, h)
+    L[h:, :h] = L21
+    A22 = A[h:, h:] - L21 @ W.T
+    _ldl_into(A22, p, L[h:, h:], Dinv[h // p:], logabs[h // p:])
+
+
+def _val_block(placement, n_levels, depth, vals, row_of, times, out, chunk=40):
+    """Validation predictions at each of ``times``, in chunks of ``chunk`` events.
+
+    ``vals[row_of[node], s]`` is the value of cell ``node`` at ``times[s]`` (the sum of a
+    point's cells' values over the trees is its prediction). ``depth`` (M, n) counts the
+    path nodes born so far and is advanced to ``times[-1]``'s chunk start in place
+    (calls come in increasing time).
+    """
     for s in range(0, times.size, chunk):
-        _val_chunk(trees, placement, n_levels, alph[:, s:s + chunk], times[s:s + chunk],
-                   out[s:s + chunk], scale, n_nodes)
+        _val_chunk(placement, n_levels, depth, vals[:, s:s + chunk], row_of,
+                   times[s:s + chunk], out[s:s + chunk])
 
 
-def _val_chunk(trees, placement, n_levels, alph, times, out, scale, n_nodes):
-    """Validation predictions at each of ``times`` given ``alph`` (N, len(times)).
+def _advance_depth(births, depth, time, n_levels):
+    """Advance ``depth`` to the path nodes born by ``time``; returns the next birth times."""
+    while True:
+        nxt = np.take_along_axis(births, np.minimum(depth, n_levels - 1)[..., None], -1)[..., 0]
+        nxt = np.where(depth < n_levels, nxt, np.inf)
+        step = nxt <= time
+        if not step.any():
+            return nxt
+        depth += step
 
-    ``f(v, t) = scale * sum_m [v not branched off by t] * sum of alph over the training
-    points of v's node at t in tree m``. Node sums come from one sparse product; pairs
-    (tree, point) whose node does not change within the block go through one sparse
-    product too, and only the few that change are gathered one event at a time.
+
+def _val_chunk(placement, n_levels, born_depth, vals, row_of, times, out):
+    """Validation predictions at each of ``times`` given the cell values ``vals``.
+
+    ``f(v, t) = sum_m [v not branched off by t] * value of v's cell at t in tree m``.
+    Pairs (tree, point) whose cell does not change within the chunk go through one
+    sparse product; only the few that change are gathered one event at a time.
     """
     t0, t1 = times[0], times[-1]
     b = times.size
-    rel = np.flatnonzero((trees.birth_time <= t1) & (trees.split_time > t0))
-    pts, indptr = _node_points(trees, rel)
-    A = sp.csr_matrix((np.ones(pts.size), pts, indptr), shape=(rel.size, alph.shape[0]))
-    sums = A @ alph  # (n_rel, b)
-    row_of = np.full(n_nodes, -1, dtype=np.int64)
-    row_of[rel] = np.arange(rel.size)
     births, nodes_all, branch = placement.births, placement.nodes, placement.branch
     M, n = branch.shape
-    depth0 = (births <= t0).sum(axis=-1)  # (M, n), >= 1
+    nxt = _advance_depth(births, born_depth, t0, n_levels)
+    depth0 = born_depth  # (M, n), >= 1
     node0 = np.take_along_axis(nodes_all, (depth0 - 1)[..., None], -1)[..., 0]
-    nxt = np.take_along_axis(births, np.minimum(depth0, n_levels - 1)[..., None], -1)[..., 0]
-    nxt = np.where(depth0 < n_levels, nxt, np.inf)
     dynamic = (nxt <= t1) | ((branch > t0) & (branch <= t1))
     static = ~dynamic & (branch > t1)
     mm, vv = np.nonzero(static)
-    P = sp.csr_matrix((np.ones(vv.size), (vv, row_of[node0[mm, vv]])), shape=(n, rel.size))
-    acc = P @ sums
+    P = sp.csr_matrix((np.ones(vv.size), (vv, row_of[node0[mm, vv]])), shape=(n, vals.shape[0]))
+    acc = P @ vals
     mm, vv = np.nonzero(dynamic)
     if mm.size:
         d0 = depth0[mm, vv]
@@ -741,7 +1278,7 @@ def _val_chunk(trees, placement, n_levels, alph, times, out, scale, n_nodes):
             depth += nb[:, None] <= times[None, :]
         nd = nodes_all[mm[:, None], vv[:, None], depth - 1]
         alive = branch[mm, vv][:, None] > times[None, :]
-        g = np.where(alive, sums[row_of[nd], np.arange(b)], 0.0)
+        g = np.where(alive, vals[row_of[nd], np.arange(b)], 0.0)
         Q = sp.csr_matrix((np.ones(vv.size), (vv, np.arange(vv.size))), shape=(n, vv.size))
         acc = acc + Q @ g
-    out[:] = (scale * acc).T
+    out[:] = acc.T

@@ -510,7 +510,11 @@ def test_sweep_too_large_to_store_names_a_terminal_lifetime_that_fits(monkeypatc
     # the same trees (same seed, same stream): the events before the named lifetime fit
     trees = mc.sample_mondrian_trees(X, 20, 1e4, random_state=0)
     n_events = int((trees.split_time[trees.events()] < best).sum())
-    assert 0 < n_events and X.shape[0] * (n_events + 1) <= sweep.MAX_STORED
+    # each event state keeps the cheaper of its C_k = 20 + k cell values and N alphas
+    stored = np.minimum(20 + np.arange(n_events + 1), X.shape[0]).sum()
+    assert 0 < n_events and stored <= sweep.MAX_STORED
+    one_more = np.minimum(20 + np.arange(n_events + 2), X.shape[0]).sum()
+    assert one_more > sweep.MAX_STORED  # and it is the largest that fits
 
 
 @pytest.mark.parametrize("call, words", [
