@@ -88,6 +88,8 @@ class SharedResults:
         larger than this is returned but not kept.
     ttl : float
         Seconds a result is kept after it was computed.
+    sizeof : callable, optional
+        Bytes of a result (default :func:`approx_nbytes`).
     slots : threading.Semaphore, optional
         Held while computing: a semaphore shared by several stores bounds how many heavy
         computations run at once (their working memory), the others queue.
@@ -102,8 +104,10 @@ class SharedResults:
     """
 
     def __init__(self, max_entries: int, max_bytes: int, ttl: float,
+                 sizeof: Callable[[object], int] = approx_nbytes,
                  slots: threading.Semaphore | None = None):
         self.max_entries, self.max_bytes, self.ttl = max_entries, max_bytes, ttl
+        self.sizeof = sizeof
         self.slots = slots
         self._lock = threading.Lock()
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
@@ -125,7 +129,7 @@ class SharedResults:
             del self._entries[key]
 
     def _store(self, key, value) -> None:
-        nbytes = approx_nbytes(value)
+        nbytes = self.sizeof(value)
         if nbytes > self.max_bytes:
             return
         self._entries[key] = _Entry(value, nbytes, time.monotonic())

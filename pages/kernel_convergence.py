@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.widgets import (
     page_header,
@@ -116,7 +117,8 @@ with user_errors():
 st.subheader("Kernel matrices")
 col_fig, col_text = st.columns([4, 1])
 with col_fig:
-    show_figure(kernel_heatmaps_figure(K_lap, K_mon, order, lifetime=lifetime, n_trees=n_trees),
+    show_figure(cached_figure(kernel_heatmaps_figure, K_lap, K_mon, order, lifetime=lifetime,
+                              n_trees=n_trees),
                 "kernel-heatmaps", params=dict(n=n, lam=lifetime, m=n_trees, seed=seed))
 with col_text:
     st.markdown(
@@ -129,7 +131,7 @@ st.subheader("A slice through the kernel")
 col_fig, col_text = st.columns([3, 1])
 with col_fig, user_errors():
     s, lap, est = slice_data(lifetime, n_trees, seed)
-    show_figure(kernel_slice_figure(s, lap, est, lifetime=lifetime), "kernel-slice",
+    show_figure(cached_figure(kernel_slice_figure, s, lap, est, lifetime=lifetime), "kernel-slice",
                 params=dict(lam=lifetime, m=n_trees, seed=seed))
 with col_text:
     st.markdown(
@@ -142,7 +144,7 @@ st.subheader("The Mondrian–Laplace link")
 col_fig, col_text = st.columns([3, 1])
 with col_fig, user_errors():
     lap_v, frac, _ = link_data(n, lifetime, n_trees, seed)
-    show_figure(laplace_link_figure(lap_v, frac, n_trees), "laplace-link",
+    show_figure(cached_figure(laplace_link_figure, lap_v, frac, n_trees), "laplace-link",
                 params=dict(n=n, lam=lifetime, m=n_trees, seed=seed))
 with col_text:
     st.markdown(
@@ -160,7 +162,7 @@ c3.markdown(f"N = {n} points, λ = {lifetime:g} (from the sidebar). The paper us
 col_fig, col_text = st.columns([3, 1])
 with col_fig, user_errors():
     curves5 = figure5(n, lifetime, m_max5, rep5, seed)
-    show_figure(kernel_error_figure(curves5), "kernel-error-vs-features",
+    show_figure(cached_figure(kernel_error_figure, curves5), "kernel-error-vs-features",
                 params=dict(n=n, lam=lifetime, m=m_max5, reps=rep5, seed=seed))
 with col_text:
     st.markdown(
@@ -184,7 +186,7 @@ rep6 = url_slider("Repetitions", "r6", min_value=1, max_value=5, default=3, cont
 col_fig, col_text = st.columns([3, 1])
 with col_fig, user_errors():
     curves6 = figure6(dset, lam6, float(ridge6), m_max6, rep6, seed)
-    show_figure(ridge_rmse_figure(curves6, dataset_name=dset), "ridge-rmse-vs-features",
+    show_figure(cached_figure(ridge_rmse_figure, curves6, dataset_name=dset), "ridge-rmse-vs-features",
                 params=dict(data=dset, lam=lam6, ridge=ridge6, m=m_max6, reps=rep6, seed=seed))
 with col_text:
     st.markdown(

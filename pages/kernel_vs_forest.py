@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
+from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.widgets import (
     page_header,
@@ -98,7 +99,7 @@ with user_errors():
 
 left, right = st.columns([3, 2])
 with left:
-    show_figure(figs.kernel_vs_forest_rmse(path, lifetime, height=480), "rmse-vs-lifetime",
+    show_figure(cached_figure(figs.kernel_vs_forest_rmse, path, lifetime, height=480), "rmse-vs-lifetime",
                 params={**data_params(data.name), "M": n_trees, "lam_max": terminal,
                         "nlam": n_lifetimes, "noise_var": noise, "seed": seed})
 with right:
@@ -120,7 +121,7 @@ with right:
 
 h_left, h_right = st.columns([3, 2])
 with h_left:
-    show_figure(figs.weight_histograms(w), "weights",
+    show_figure(cached_figure(figs.weight_histograms, w), "weights",
                 params={**data_params(data.name), "M": n_trees, "lam": lifetime,
                         "lam_max": terminal, "noise_var": noise, "seed": seed})
 with h_right:

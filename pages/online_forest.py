@@ -5,6 +5,7 @@ import numpy as np
 import streamlit as st
 
 from explorer_ui.data import PLANE_KINDS, data_params, data_source_picker
+from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.widgets import (
     page_header,
@@ -104,7 +105,7 @@ def growing_tree():
     seen = run.n_seen[step]
     lo = train.X.min(axis=0) - 0.05 * np.ptp(train.X, axis=0)
     hi = train.X.max(axis=0) + 0.05 * np.ptp(train.X, axis=0)
-    show_figure(figs.tree_partition(run.snapshots[step], train.X[:seen], train.y[:seen],
+    show_figure(cached_figure(figs.tree_partition, run.snapshots[step], train.X[:seen], train.y[:seen],
                                     task=run.task, box=(lo, hi)),
                 "tree", params={**run_params, "step": step + 1})
     left, right = st.columns([3, 2])
@@ -125,7 +126,7 @@ def growing_tree():
             st.info("Reached the last batch: pause, or lower the step to replay.")
     sc, oc = st.columns(2)
     with sc:
-        show_figure(figs.online_scores(run, step), "scores",
+        show_figure(cached_figure(figs.online_scores, run, step), "scores",
                     params={**run_params, "step": step + 1})
         best = {k: v[step] for k, v in run.scores.items()}
         st.caption(
@@ -137,7 +138,7 @@ def growing_tree():
               "after each batch (the slides' \"periodically re-trained batch versions\"); "
               "the Mondrian forest only extends its trees.")
     with oc:
-        show_figure(figs.operation_counts(run, step), "operations",
+        show_figure(cached_figure(figs.operation_counts, run, step), "operations",
                     params={**run_params, "step": step + 1})
         st.caption("Per batch, how many (point, tree) insertions caused each operation, "
                    "summed over all trees.")
@@ -157,7 +158,7 @@ else:
 with user_errors():
     with st.spinner("Fitting the three forests..."):
         maps, X_in = _maps(map_data, region, lifetime, n_trees, seed)
-    show_figure(figs.uncertainty_maps_figure(maps, X_in if show_data else None),
+    show_figure(cached_figure(figs.uncertainty_maps_figure, maps, X_in if show_data else None),
                 "uncertainty-maps",
                 params={**(data_params(data.name) if map_data is data else {"data": map_data.name}),
                         "region": region, "trees": n_trees, "lam": lifetime, "seed": seed})
