@@ -105,6 +105,7 @@ async def visit(base_url: str, page: str = "", query: str = "", *, timeout: floa
     ``compression``: offer permessage-deflate, as browsers do (the server compresses).
     """
     from websockets.asyncio.client import connect
+    from websockets.exceptions import WebSocketException
 
     base = base_url.rstrip("/")
     url = f"{base}/{page}" + (f"?{query}" if query else "")
@@ -128,7 +129,7 @@ async def visit(base_url: str, page: str = "", query: str = "", *, timeout: floa
                         break
     except TimeoutError:
         out.errors.append(f"no finished run within {timeout:g} s")
-    except OSError as err:  # refused, reset: the server is not there (any more)
+    except (OSError, WebSocketException) as err:  # refused, closed: the server went away
         out.errors.append(f"connection failed: {err}")
     out.seconds = time.perf_counter() - t0
     return out
