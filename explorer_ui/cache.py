@@ -4,7 +4,7 @@ Streamlit runs each session's script in a thread of one process. ``st.cache_data
 lets one thread compute a key while the others wait, but it cannot show the computation's
 progress to the waiting sessions, bounds entries and not bytes, and copies (unpickles) a
 value on every hit. :class:`SharedResults` is for the few results that are large, slow and
-read-only (the lifetime sweeps, the Figure 8 searches): single flight per key, a bound on
+read-only (the lifetime sweeps, the Figure 8 searches, the built charts): single flight per key, a bound on
 entries *and* bytes, a time to live, and a progress value that waiting sessions can show.
 """
 from __future__ import annotations
@@ -18,6 +18,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+
+#: Seconds a cached result lives (``ttl`` of every st.cache_data / st.cache_resource of
+#: the pages and of the shared stores): a lecture's length, so results computed for a
+#: class are dropped afterwards while the entry bounds cap memory during it.
+CACHE_TTL = 3600.0
 
 
 def approx_nbytes(obj, _seen: set | None = None, _depth: int = 0) -> int:

@@ -9,13 +9,14 @@ below what a chart can show), which halves the bytes of every array-heavy chart.
 """
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer_ui.cache import SharedResults
+from explorer_ui.cache import CACHE_TTL, SharedResults
 
 
 class _Unkeyable(Exception):
@@ -69,22 +70,25 @@ def digest(*args, **kwargs) -> str:
     return h.hexdigest()
 
 
+def _to_float32(node):
+    if isinstance(node, np.ndarray):
+        return node.astype(np.float32) if node.dtype == np.float64 else node
+    if isinstance(node, dict) and node.get("dtype") == "f8" and "bdata" in node:
+        # Plotly's typed-array form of a NumPy array (base64 of its bytes)
+        values = np.frombuffer(base64.b64decode(node["bdata"]), dtype="<f8")
+        return {**node, "dtype": "f4",
+                "bdata": base64.b64encode(values.astype("<f4").tobytes()).decode("ascii")}
+    if isinstance(node, dict):
+        return {k: _to_float32(v) for k, v in node.items()}
+    if isinstance(node, (list, tuple)):
+        return type(node)(_to_float32(v) for v in node)
+    return node
+
+
 def slim(fig: go.Figure) -> go.Figure:
-    """Send ``fig``'s 64-bit float arrays (its traces' and its animation frames') as 32-bit
-    ones (in place; returns ``fig``)."""
-    for trace in [*fig.data, *(t for frame in fig.frames or () for t in frame.data)]:
-        for name in ("x", "y", "z", "width", "base", "marker.size",
-                     "marker.color", "line.color", "text"):
-            owner, attr = trace, name
-            if "." in name:
-                parent, attr = name.split(".")
-                owner = getattr(trace, parent, None)
-                if owner is None:
-                    continue
-            value = getattr(owner, attr, None) if attr in owner else None
-            if isinstance(value, np.ndarray) and value.dtype == np.float64:
-                owner[attr] = value.astype(np.float32)
-    return fig
+    """``fig`` with every 64-bit float array (traces, error bars, markers, animation
+    frames) as a 32-bit one: a new figure."""
+    return go.Figure(_to_float32(fig.to_dict()))
 
 
 def _json_size(fig: go.Figure) -> int:
@@ -92,7 +96,7 @@ def _json_size(fig: go.Figure) -> int:
 
 
 # A few hundred charts (each page shows 2-5, most under 100 KB once slimmed), an hour.
-FIGURES = SharedResults(max_entries=400, max_bytes=96 * 2**20, ttl=3600.0, sizeof=_json_size)
+FIGURES = SharedResults(max_entries=400, max_bytes=96 * 2**20, ttl=CACHE_TTL, sizeof=_json_size)
 
 
 def cached_figure(builder, *args, **kwargs) -> go.Figure:

@@ -6,7 +6,7 @@ import threading
 
 import streamlit as st
 
-from explorer_ui.cache import SharedResults
+from explorer_ui.cache import CACHE_TTL, SharedResults
 from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
 from explorer_ui.widgets import seed_control, show_figure, url_number, url_slider
 from mondrian_core import lifetime_path
@@ -18,7 +18,7 @@ from mondrian_core.sweep import lifetime_for_cells
 TRAIN_FRACTION = 0.6
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _split(_dataset, key, seed):
     return train_val_test_split(_dataset, (TRAIN_FRACTION, 0.2, 0.2), random_state=seed)
 
@@ -68,8 +68,8 @@ def model_controls(container, train):
 # At most two of them compute at once (one per core; each sweep holds an N x N matrix or
 # two while it runs), the others queue behind a progress bar.
 _SLOTS = threading.BoundedSemaphore(2)
-SWEEPS = SharedResults(max_entries=16, max_bytes=400 * 2**20, ttl=3600.0, slots=_SLOTS)
-FIGURE8 = SharedResults(max_entries=16, max_bytes=32 * 2**20, ttl=3600.0, slots=_SLOTS)
+SWEEPS = SharedResults(max_entries=16, max_bytes=400 * 2**20, ttl=CACHE_TTL, slots=_SLOTS)
+FIGURE8 = SharedResults(max_entries=16, max_bytes=32 * 2**20, ttl=CACHE_TTL, slots=_SLOTS)
 _STORES = {"sweep": SWEEPS, "figure8": FIGURE8}
 
 

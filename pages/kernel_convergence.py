@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.widgets import (
@@ -39,12 +40,12 @@ from mondrian_core.kernel import MondrianFeatures, laplace_kernel
 require_app_navigation()
 
 
-@st.cache_data(max_entries=20, show_spinner=False)
+@st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
 def points(n: int, seed: int) -> np.ndarray:
     return ds.uniform_box(n, random_state=seed).X
 
 
-@st.cache_data(max_entries=20, show_spinner="Sampling the Mondrian trees…")
+@st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner="Sampling the Mondrian trees…")
 def kernels(n: int, lifetime: float, n_trees: int, seed: int):
     X = points(n, seed)
     K_lap = laplace_kernel(X, lifetime=lifetime)
@@ -52,12 +53,12 @@ def kernels(n: int, lifetime: float, n_trees: int, seed: int):
     return K_lap, K_mon, serpentine_order(X)
 
 
-@st.cache_data(max_entries=20, show_spinner=False)
+@st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
 def slice_data(lifetime: float, n_trees: int, seed: int):
     return kernel_slice(lifetime, feature_counts(n_trees), random_state=seed + 2)
 
 
-@st.cache_data(max_entries=20, show_spinner=False)
+@st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
 def link_data(n: int, lifetime: float, n_trees: int, seed: int):
     return laplace_link_pairs(points(n, seed), lifetime, n_trees, n_pairs=400,
                               random_state=seed + 3)
@@ -73,7 +74,7 @@ def _progress_bar():
     return bar, progress
 
 
-@st.cache_data(max_entries=10, show_spinner=False)
+@st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
 def figure5(n: int, lifetime: float, m_max: int, repeats: int, seed: int):
     bar, progress = _progress_bar()
     curves = kernel_error_curves(points(n, seed), lifetime, feature_counts(m_max), repeats,
@@ -82,7 +83,7 @@ def figure5(n: int, lifetime: float, m_max: int, repeats: int, seed: int):
     return curves
 
 
-@st.cache_data(max_entries=10, show_spinner=False)
+@st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
 def figure6(name: str, lifetime: float, ridge: float, m_max: int, repeats: int, seed: int):
     bar, progress = _progress_bar()
     data = ds.load_bundled(name)

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
@@ -27,12 +28,12 @@ require_app_navigation()
 MAX_POINTS = 3000
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _split(data, seed):
     return datasets.train_val_test_split(data, (0.7, 0.3), random_state=seed)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _path(data, n_trees, terminal, n_lifetimes, noise, seed):
     train, test = _split(data, seed)
     lifetimes = np.geomspace(terminal / 300, terminal, n_lifetimes)
@@ -40,7 +41,7 @@ def _path(data, n_trees, terminal, n_lifetimes, noise, seed):
                                  noise_variance=noise, prior_variance=1.0, random_state=seed)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner=False)
 def _weights(data, n_trees, terminal, lifetime, noise, seed):
     train, test = _split(data, seed)
     return kernel_forest_weights(train.X, train.y, test.X, test.y, lifetime, n_trees=n_trees,

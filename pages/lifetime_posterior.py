@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split
@@ -112,7 +113,7 @@ with right:
 
 
 
-@st.cache_data(max_entries=8, show_spinner="Mixing the fits over lifetimes\u2026")
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner="Mixing the fits over lifetimes\u2026")
 def _predictive(key, settings_items, seed, prior_key, lo, hi, _post):
     g = np.linspace(lo, hi, 300)[:, None]
     return (g,) + _post.predict(g, return_std=True, include_noise=False, tol=1e-6)

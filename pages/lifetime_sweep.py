@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sweep import (
@@ -55,7 +56,7 @@ st.caption(f"Swept {n_events:,} cut events of {settings['n_trees']} Mondrians fr
            f"{path.n_features[0]} to {path.n_features[-1]:,}.")
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner=False)
 def _grid_2d(key, lo0, hi0, lo1, hi1, n=70):
     gx, gy = np.linspace(lo0, hi0, n), np.linspace(lo1, hi1, n)
     return gx, gy, np.column_stack([np.repeat(gx, n), np.tile(gy, n)])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.widgets import (
@@ -40,23 +41,23 @@ require_app_navigation()
 # ----------------------------------------------------------------- cached core calls
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, ttl=CACHE_TTL, show_spinner=False)
 def _sample(width: float, height: float, lifetime: float, seed: int):
     return sample_mondrian_process([0.0, 0.0], [width, height], lifetime, seed)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def _clocks(width, height, lifetime, seed, n_samples):
     return first_cut_check([0.0, 0.0], [width, height], lifetime, n_samples, seed + 1)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def _projectivity(width, height, lifetime, seed, sub_x, sub_y, n_samples):
     return projectivity_check([0.0, 0.0], [width, height], [sub_x[0], sub_y[0]],
                               [sub_x[1], sub_y[1]], lifetime, n_samples, seed + 2)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def _extension(width, height, lifetime, seed, grow, steps):
     sample = _sample(width, height, lifetime, seed)
     dx, dy = (grow - 1) * width / 2, (grow - 1) * height / 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.data import PLANE_KINDS, data_params, data_source_picker
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
@@ -32,7 +33,7 @@ REGIONS = {
 MAX_BATCHES = 100
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _run(data, batch, lifetime, n_trees, seed):
     train, test = datasets.train_val_test_split(data, (0.7, 0.3), random_state=seed)
     run = online_run(train.X, train.y, train.task, X_test=test.X, y_test=test.y,
@@ -41,7 +42,7 @@ def _run(data, batch, lifetime, n_trees, seed):
     return run, train
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _maps(data, region, lifetime, n_trees, seed):
     box_lo, box_hi = data.X.min(axis=0), data.X.max(axis=0)
     width = box_hi - box_lo

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.data import data_params, data_source_picker
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
@@ -49,13 +50,13 @@ COUNTS = [10, 20, 50, 100, 200, 400]  # partitions m for the paper's Figure 5
 
 
 # ---------------------------------------------------------------- cached core calls
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def toy(n, seed):
     d = toy_jumps_1d(n=n, random_state=seed)
     return d.X, d.y
 
 
-@st.cache_resource(max_entries=12, show_spinner=False)
+@st.cache_resource(max_entries=12, ttl=CACHE_TTL, show_spinner=False)
 def partitions(kind, X, y, m, h, lam, seed):
     """Fitted partitions shared by the posterior, kernel and CG views (not copied, so
     read-only). 12 = the three kernels at four settings: a Random Forest one at the
@@ -64,30 +65,30 @@ def partitions(kind, X, y, m, h, lam, seed):
                              random_state=seed)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, ttl=CACHE_TTL, show_spinner=False)
 def curves(kind, X, y, grid, m, h, lam, noise, seed):
     return posterior_curves(kind, X, y, grid, noise_variance=noise, random_state=seed,
                             partitions=partitions(kind, X, y, m, h, lam, seed))
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def rbf_curves(X, y, grid, seed):
     return posterior_curves("RBF", X, y, grid, random_state=seed)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def heatmap(kind, X, y, m, h, lam, seed):
     return sorted_kernel_matrix(kind, X, y, random_state=seed,
                                 partitions=partitions(kind, X, y, m, h, lam, seed))[0]
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def histories(kind, X, y, m, h, lam, noise, seed):
     return cg_histories(kind, X, y, noise_variance=noise, random_state=seed, tol=1e-8,
                         partitions=partitions(kind, X, y, m, h, lam, seed))
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def embeddings(X, y, m, seed):
     return kernel_pca_embeddings(X, y, n_partitions=m, random_state=seed)
 
