@@ -18,6 +18,7 @@ from explorer_ui.widgets import (
     user_errors,
 )
 from mondrian_core import datasets
+from mondrian_core.cost import check_online_cost
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.online import online_run, uncertainty_maps
 from mondrian_core.figures import forest as figs
@@ -84,6 +85,7 @@ with user_errors():
                          f"{MAX_BATCHES} batches (each retrains two forests): raise the batch "
                          f"size to at least {int(np.ceil(n_train / MAX_BATCHES))} or use fewer "
                          "points.")
+    check_online_cost(n_train, batch, n_trees, train_fraction=0.7)
     with st.spinner("Streaming the data into the forest and retraining the baselines..."):
         run, train = _run(data, batch, lifetime, n_trees, seed)
 n_steps = len(run.n_seen)

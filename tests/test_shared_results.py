@@ -10,9 +10,13 @@ import scipy.sparse as sp
 from explorer_ui import cache
 from explorer_ui.cache import SharedResults, approx_nbytes
 from mondrian_core.cost import (
+    ONLINE_BUDGET_SECONDS,
     SWEEP_BUDGET_SECONDS,
+    check_online_cost,
     check_sweep_cost,
+    largest_online_points,
     largest_sweep_points,
+    online_seconds,
     sweep_seconds,
 )
 from mondrian_core.errors import InputError
@@ -164,3 +168,17 @@ def test_check_sweep_cost_refuses_with_the_largest_size_that_fits():
     check_sweep_cost(fits, 50, 60)  # fits: no error
     with pytest.raises(InputError, match=f"at most {int(fits / 0.6):,} points"):
         check_sweep_cost(12_000, 50, 60, train_fraction=0.6)
+
+
+@pytest.mark.parametrize("batch,n_trees", [(5, 1), (20, 10), (200, 30)])
+def test_largest_online_points_is_the_boundary_of_the_budget(batch, n_trees):
+    fits = largest_online_points(batch, n_trees)
+    assert online_seconds(fits, batch, n_trees) <= ONLINE_BUDGET_SECONDS
+    assert online_seconds(fits + 1, batch, n_trees) > ONLINE_BUDGET_SECONDS
+
+
+def test_check_online_cost_passes_the_default_and_refuses_the_largest_setting():
+    check_online_cost(210, 20, 10)  # the page's default: 300 moons, 70 % trained on
+    fits = largest_online_points(200, 30)
+    with pytest.raises(InputError, match=f"at most {int(fits / 0.7):,} points"):
+        check_online_cost(14_000, 200, 30, train_fraction=0.7)
