@@ -50,8 +50,9 @@ PAGES = [("mondrian_process", "seed"), ("kernel_convergence", "seed"),
 
 
 def deploy_env() -> dict[str, str]:
-    """The environment a replica runs with: ours plus ``deploy/streamlit.env``."""
-    env = dict(os.environ)
+    """The environment a replica runs with: ours plus ``deploy/streamlit.env``; no prewarm,
+    so that only the benchmark's own visits load the server."""
+    env = {**os.environ, "MONDRIAN_PREWARM": "0"}
     for line in DEPLOY_ENV.read_text().splitlines():
         line = line.strip()
         if line and not line.startswith("#"):

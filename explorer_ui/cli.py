@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
-import threading
 from pathlib import Path
 
 
@@ -42,14 +41,7 @@ def server_port(args: list[str]) -> int:
     return int(port)
 
 
-def _prewarm(port: int) -> None:
-    from explorer_ui.session_client import prewarm
-
-    try:
-        visits = prewarm(f"http://127.0.0.1:{port}")
-    except (OSError, TimeoutError) as err:  # the server never came up: it says why itself
-        print(f"mondrian-explorer: no prewarm ({err})", file=sys.stderr)
-        return
+def _report(visits) -> None:
     failed = [v.url for v in visits if not v.ok]
     print(f"mondrian-explorer: prewarmed {len(visits) - len(failed)} of {len(visits)} pages"
           + (f"; failed: {', '.join(failed)}" if failed else ""), file=sys.stderr)
@@ -63,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("mondrian-explorer needs Streamlit: "
                          "pip install 'mondrian-explorer[app]'") from None
     if os.environ.get("MONDRIAN_PREWARM", "1") != "0":
-        threading.Thread(target=_prewarm, args=(server_port(args),), daemon=True,
-                         name="prewarm").start()
+        from explorer_ui.session_client import prewarm_in_background
+
+        prewarm_in_background(f"http://127.0.0.1:{server_port(args)}", report=_report)
     sys.argv = ["streamlit", "run", str(app_path()), *args]
     return streamlit_cli.main()
 

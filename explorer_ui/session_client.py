@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import sys
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -157,3 +159,31 @@ def prewarm(base_url: str, pages=PAGE_PATHS, *, health_timeout: float = 120.0) -
     Runs through the same cached functions as a student's visit (it is one)."""
     wait_healthy(base_url, health_timeout)
     return [asyncio.run(visit(base_url, page)) for page in pages]
+
+
+_started = threading.Event()
+
+
+def prewarm_in_background(base_url: str, report=None) -> bool:
+    """:func:`prewarm` in a daemon thread, once per process; True if this call started it.
+
+    ``report(visits)`` is called when it is done. The console command starts it with the
+    server; for ``streamlit run app.py`` app.py starts it on its first run with a browser
+    behind it, so the other pages' default links are computed while the first student
+    reads the home page.
+    """
+    if _started.is_set():
+        return False
+    _started.set()
+
+    def run():
+        try:
+            visits = prewarm(base_url)
+        except TimeoutError as err:  # the server never came up; it says why itself
+            print(f"prewarm skipped: {err}", file=sys.stderr)
+            return
+        if report is not None:
+            report(visits)
+
+    threading.Thread(target=run, daemon=True, name="prewarm").start()
+    return True
