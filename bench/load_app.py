@@ -31,8 +31,8 @@ largest growth of a cache during one user's visit of the alone run is at least i
 largest single entry (a visit adds one to a few entries), so this over-estimates.
 Streamlit does not see inside two stores, measured here instead (pickled): the
 Partition GPs page's fitted partitions (a cache_resource) at the page's defaults, and
-the hand-kept sweep store, 4 sweeps + 4 Figure 8 searches counted at the default
-sweep's size plus its remembered posterior predictives (``MAX_MOMENTS``).
+the shared stores of explorer_ui (sweeps, Figure 8 searches, built charts), counted at
+their byte bounds plus the sweeps' remembered posterior predictives (``MAX_MOMENTS``).
 """
 from __future__ import annotations
 
@@ -221,20 +221,6 @@ def max_entries_by_function() -> dict[str, int]:
     return out
 
 
-def sweep_store_mb() -> float:
-    """Pickled size of the default Lifetime sweep path (what the sweep store keeps)."""
-    from mondrian_core import datasets as ds
-    from mondrian_core import lifetime_path
-    from mondrian_core.sweep import lifetime_for_cells
-
-    data = ds.laplace_gp(500, 1, 5.0, 0.1, random_state=0)
-    train, val, _ = ds.train_val_test_split(data, (0.6, 0.2, 0.2), random_state=0)
-    terminal = float(f"{lifetime_for_cells(train.X, 60):.3g}")
-    path = lifetime_path(train.X, train.y, val.X, val.y, terminal_lifetime=terminal,
-                         n_trees=50, noise_variance=0.01, prior_variance=1.0, random_state=0)
-    return len(pickle.dumps(path)) / 2**20
-
-
 def partitions_mb() -> float:
     """Pickled size of the largest fitted partitions at the Partition GPs page's defaults
     (a cache_resource: Streamlit's metrics do not see inside it)."""
@@ -266,12 +252,16 @@ def memory_bound(alone_peak, growth, step_rise, users):
     parts = partitions_mb()
     rows.append(f"  {'partitions (cache_resource, pickled)':45} {limits['partitions']:3} x "
                 f"{parts:7.2f} MB = {limits['partitions'] * parts:7.1f} MB")
-    # 4 sweeps (each with at most MAX_MOMENTS remembered predictives of the posterior
-    # page's 300-point grid) + 4 Figure 8 searches, counted as sweeps
-    store = sweep_store_mb() + MAX_MOMENTS * 2 * 300 * 8 / 2**20
-    rows.append(f"  {'sweep store (hand-kept; path + moments)':45}   8 x {store:7.2f} MB = "
-                f"{8 * store:7.1f} MB")
-    caches += limits["partitions"] * parts + 8 * store
+    # The shared stores are bounded in bytes (sizes counted when a result is stored); a
+    # stored sweep may then remember up to MAX_MOMENTS predictives of the posterior
+    # page's 300-point grid (mean and variance), counted on top.
+    from explorer_ui.figure_cache import FIGURES
+    from explorer_ui.sweep import FIGURE8, SWEEPS
+
+    moments = SWEEPS.max_entries * MAX_MOMENTS * 2 * 300 * 8 / 2**20
+    store = (SWEEPS.max_bytes + FIGURE8.max_bytes + FIGURES.max_bytes) / 2**20 + moments
+    rows.append(f"  {'sweeps + Figure 8 + charts (byte bounds) + moments':45} = {store:7.1f} MB")
+    caches += limits["partitions"] * parts + store
     bound = alone_peak + caches + (users - 1) * step_rise
     rows.insert(0, f"  peak VmRSS alone {alone_peak:.0f} MB + caches {caches:.0f} MB + "
                    f"{users - 1} users x the largest VmRSS rise in one page step alone "

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.widgets import url_choice, url_number, url_slider, user_errors
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputError
@@ -52,7 +53,7 @@ _SYNTHETIC = {
 }
 
 
-@st.cache_data(max_entries=16, show_spinner="Drawing the data\u2026")
+@st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner="Drawing the data\u2026")
 def _synthetic(kind: str, n: int, noise: float, lifetime: float, seed: int) -> ds.Dataset:
     if kind in ("gp1d", "gp2d"):
         return ds.laplace_gp(n, 1 if kind == "gp1d" else 2, lifetime, noise, random_state=seed)
@@ -61,19 +62,19 @@ def _synthetic(kind: str, n: int, noise: float, lifetime: float, seed: int) -> d
     return make(n, noise, random_state=seed)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _bundled(name: str, standardize: bool, standardize_target: bool) -> ds.Dataset:
     data = ds.load_bundled(name, standardize=standardize)
     return data.standardize(target=True) if standardize_target else data
 
 
-@st.cache_data(max_entries=4, show_spinner="Reading the CSV\u2026")
+@st.cache_data(max_entries=4, ttl=CACHE_TTL, show_spinner="Reading the CSV\u2026")
 def _csv_columns(raw: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
     table = ds.read_csv_table(raw)
     return table.numeric_columns, table.text_columns
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+@st.cache_data(max_entries=4, ttl=CACHE_TTL, show_spinner=False)
 def _csv(raw: bytes, features: tuple[str, ...], target: str, name: str, standardize: bool,
          standardize_target: bool):
     data, notices = ds.load_csv(raw, list(features), target, name=name, standardize=standardize)

@@ -3,21 +3,24 @@ source, the split and the cached sweep. Widgets, layout and text only."""
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL, SharedResults
 from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
 from explorer_ui.widgets import seed_control, show_figure, url_number, url_slider
 from mondrian_core import lifetime_path
+from mondrian_core.cost import check_sweep_cost
 from mondrian_core.datasets import train_val_test_split
 from mondrian_core.figures.sweep import split_sizes
 from mondrian_core.sweep import lifetime_for_cells
 
+TRAIN_FRACTION = 0.6
 
-@st.cache_data(max_entries=8, show_spinner=False)
+
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _split(_dataset, key, seed):
-    return train_val_test_split(_dataset, (0.6, 0.2, 0.2), random_state=seed)
+    return train_val_test_split(_dataset, (TRAIN_FRACTION, 0.2, 0.2), random_state=seed)
 
 
 def pick_data(container):
@@ -59,41 +62,36 @@ def model_controls(container, train):
                 prior_variance=prior_var)
 
 
-@st.cache_resource(show_spinner=False)
-def _store():
-    """Per-server store of slow results (swept paths, Figure 8 searches): a resource, so
-    a path is not copied on every rerun (it is large and read-only, and a slider move
-    must answer from it within 200 ms). Kept by hand rather than with ``st.cache_data``
-    because the computation reports to a progress bar created outside it. Every session
-    (thread) shares it, hence the lock; at most ``max_entries`` results per kind, so its
-    memory does not grow with the number of users."""
-    return {}, threading.Lock()
+# The swept paths and Figure 8 searches of every session of the server. Sizes measured
+# (bench/RESULTS.md): the default sweep holds ~7 MB, the largest a sweep may store is
+# MAX_STORED numbers (~320 MB); a Figure 8 search holds well under 1 MB.
+# At most two of them compute at once (one per core; each sweep holds an N x N matrix or
+# two while it runs), the others queue behind a progress bar.
+_SLOTS = threading.BoundedSemaphore(2)
+SWEEPS = SharedResults(max_entries=16, max_bytes=400 * 2**20, ttl=CACHE_TTL, slots=_SLOTS)
+FIGURE8 = SharedResults(max_entries=16, max_bytes=32 * 2**20, ttl=CACHE_TTL, slots=_SLOTS)
+_STORES = {"sweep": SWEEPS, "figure8": FIGURE8}
 
 
-def cached_with_progress(kind, key, compute, text, max_entries=4):
-    """``compute(progress)`` once per ``key`` (a few kept per ``kind``), with a progress bar.
+def cached_with_progress(kind, key, compute, text):
+    """``compute(progress)`` once per ``key`` for the whole server, with a progress bar.
 
-    The results are shared by all sessions and must be treated as read-only."""
-    kinds, lock = _store()
-    with lock:
-        store = kinds.setdefault(kind, OrderedDict())
-        if key in store:
-            store.move_to_end(key)
-            return store[key]
+    Sessions asking for a key being computed wait for that computation and show its
+    progress. The results are shared by all sessions and must be treated as read-only."""
     bar = st.progress(0.0, text=text)
     try:
-        value = compute(lambda f: bar.progress(min(float(f), 1.0), text=f"{text} {min(f, 1.0):.0%}"))
+        return _STORES[kind].get(
+            key, compute,
+            progress=lambda f: bar.progress(min(float(f), 1.0), text=f"{text} {min(f, 1.0):.0%}"))
     finally:
         bar.empty()
-    with lock:
-        store[key] = value
-        while len(store) > max_entries:
-            store.popitem(last=False)
-    return value
 
 
 def run_sweep(train, val, key, settings, seed):
-    """The cached sweep, with a progress bar while it runs."""
+    """The cached sweep, with a progress bar while it runs; refused up front (an
+    ``InputError`` naming the largest size that fits) if it would take minutes."""
+    check_sweep_cost(train.n_samples, settings["n_trees"], st.session_state.get("cells", 60),
+                     train_fraction=TRAIN_FRACTION)
     return cached_with_progress(
         "sweep", (key, tuple(sorted(settings.items())), seed),
         lambda progress: lifetime_path(train.X, train.y, val.X, val.y, random_state=seed,

@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
+from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.widgets import (
     page_header,
@@ -38,12 +40,12 @@ from mondrian_core.kernel import MondrianFeatures, laplace_kernel
 require_app_navigation()
 
 
-@st.cache_data(max_entries=20, show_spinner=False)
+@st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
 def points(n: int, seed: int) -> np.ndarray:
     return ds.uniform_box(n, random_state=seed).X
 
 
-@st.cache_data(max_entries=20, show_spinner="Sampling the Mondrian trees…")
+@st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner="Sampling the Mondrian trees…")
 def kernels(n: int, lifetime: float, n_trees: int, seed: int):
     X = points(n, seed)
     K_lap = laplace_kernel(X, lifetime=lifetime)
@@ -51,12 +53,12 @@ def kernels(n: int, lifetime: float, n_trees: int, seed: int):
     return K_lap, K_mon, serpentine_order(X)
 
 
-@st.cache_data(max_entries=20, show_spinner=False)
+@st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
 def slice_data(lifetime: float, n_trees: int, seed: int):
     return kernel_slice(lifetime, feature_counts(n_trees), random_state=seed + 2)
 
 
-@st.cache_data(max_entries=20, show_spinner=False)
+@st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
 def link_data(n: int, lifetime: float, n_trees: int, seed: int):
     return laplace_link_pairs(points(n, seed), lifetime, n_trees, n_pairs=400,
                               random_state=seed + 3)
@@ -72,7 +74,7 @@ def _progress_bar():
     return bar, progress
 
 
-@st.cache_data(max_entries=10, show_spinner=False)
+@st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
 def figure5(n: int, lifetime: float, m_max: int, repeats: int, seed: int):
     bar, progress = _progress_bar()
     curves = kernel_error_curves(points(n, seed), lifetime, feature_counts(m_max), repeats,
@@ -81,7 +83,7 @@ def figure5(n: int, lifetime: float, m_max: int, repeats: int, seed: int):
     return curves
 
 
-@st.cache_data(max_entries=10, show_spinner=False)
+@st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
 def figure6(name: str, lifetime: float, ridge: float, m_max: int, repeats: int, seed: int):
     bar, progress = _progress_bar()
     data = ds.load_bundled(name)
@@ -116,7 +118,8 @@ with user_errors():
 st.subheader("Kernel matrices")
 col_fig, col_text = st.columns([4, 1])
 with col_fig:
-    show_figure(kernel_heatmaps_figure(K_lap, K_mon, order, lifetime=lifetime, n_trees=n_trees),
+    show_figure(cached_figure(kernel_heatmaps_figure, K_lap, K_mon, order, lifetime=lifetime,
+                              n_trees=n_trees),
                 "kernel-heatmaps", params=dict(n=n, lam=lifetime, m=n_trees, seed=seed))
 with col_text:
     st.markdown(
@@ -129,7 +132,7 @@ st.subheader("A slice through the kernel")
 col_fig, col_text = st.columns([3, 1])
 with col_fig, user_errors():
     s, lap, est = slice_data(lifetime, n_trees, seed)
-    show_figure(kernel_slice_figure(s, lap, est, lifetime=lifetime), "kernel-slice",
+    show_figure(cached_figure(kernel_slice_figure, s, lap, est, lifetime=lifetime), "kernel-slice",
                 params=dict(lam=lifetime, m=n_trees, seed=seed))
 with col_text:
     st.markdown(
@@ -142,7 +145,7 @@ st.subheader("The Mondrian–Laplace link")
 col_fig, col_text = st.columns([3, 1])
 with col_fig, user_errors():
     lap_v, frac, _ = link_data(n, lifetime, n_trees, seed)
-    show_figure(laplace_link_figure(lap_v, frac, n_trees), "laplace-link",
+    show_figure(cached_figure(laplace_link_figure, lap_v, frac, n_trees), "laplace-link",
                 params=dict(n=n, lam=lifetime, m=n_trees, seed=seed))
 with col_text:
     st.markdown(
@@ -160,7 +163,7 @@ c3.markdown(f"N = {n} points, λ = {lifetime:g} (from the sidebar). The paper us
 col_fig, col_text = st.columns([3, 1])
 with col_fig, user_errors():
     curves5 = figure5(n, lifetime, m_max5, rep5, seed)
-    show_figure(kernel_error_figure(curves5), "kernel-error-vs-features",
+    show_figure(cached_figure(kernel_error_figure, curves5), "kernel-error-vs-features",
                 params=dict(n=n, lam=lifetime, m=m_max5, reps=rep5, seed=seed))
 with col_text:
     st.markdown(
@@ -184,7 +187,7 @@ rep6 = url_slider("Repetitions", "r6", min_value=1, max_value=5, default=3, cont
 col_fig, col_text = st.columns([3, 1])
 with col_fig, user_errors():
     curves6 = figure6(dset, lam6, float(ridge6), m_max6, rep6, seed)
-    show_figure(ridge_rmse_figure(curves6, dataset_name=dset), "ridge-rmse-vs-features",
+    show_figure(cached_figure(ridge_rmse_figure, curves6, dataset_name=dset), "ridge-rmse-vs-features",
                 params=dict(data=dset, lam=lam6, ridge=ridge6, m=m_max6, reps=rep6, seed=seed))
 with col_text:
     st.markdown(

@@ -5,7 +5,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
+from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.widgets import (
     page_header,
@@ -26,12 +28,12 @@ require_app_navigation()
 MAX_POINTS = 3000
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _split(data, seed):
     return datasets.train_val_test_split(data, (0.7, 0.3), random_state=seed)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _path(data, n_trees, terminal, n_lifetimes, noise, seed):
     train, test = _split(data, seed)
     lifetimes = np.geomspace(terminal / 300, terminal, n_lifetimes)
@@ -39,7 +41,7 @@ def _path(data, n_trees, terminal, n_lifetimes, noise, seed):
                                  noise_variance=noise, prior_variance=1.0, random_state=seed)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner=False)
 def _weights(data, n_trees, terminal, lifetime, noise, seed):
     train, test = _split(data, seed)
     return kernel_forest_weights(train.X, train.y, test.X, test.y, lifetime, n_trees=n_trees,
@@ -98,7 +100,7 @@ with user_errors():
 
 left, right = st.columns([3, 2])
 with left:
-    show_figure(figs.kernel_vs_forest_rmse(path, lifetime, height=480), "rmse-vs-lifetime",
+    show_figure(cached_figure(figs.kernel_vs_forest_rmse, path, lifetime, height=480), "rmse-vs-lifetime",
                 params={**data_params(data.name), "M": n_trees, "lam_max": terminal,
                         "nlam": n_lifetimes, "noise_var": noise, "seed": seed})
 with right:
@@ -120,7 +122,7 @@ with right:
 
 h_left, h_right = st.columns([3, 2])
 with h_left:
-    show_figure(figs.weight_histograms(w), "weights",
+    show_figure(cached_figure(figs.weight_histograms, w), "weights",
                 params={**data_params(data.name), "M": n_trees, "lam": lifetime,
                         "lam_max": terminal, "noise_var": noise, "seed": seed})
 with h_right:

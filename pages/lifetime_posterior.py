@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
+from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split
 from explorer_ui.widgets import (
@@ -89,7 +91,7 @@ if beyond > 0.01:
 
 left, right = st.columns(2)
 with left:
-    show_figure(log_marginal_likelihood_vs_lifetime(path, true_lifetime=true_lifetime),
+    show_figure(cached_figure(log_marginal_likelihood_vs_lifetime, path, true_lifetime=true_lifetime),
                 "log-marginal-likelihood", params=figure_params(name, settings, seed))
     st.caption("log p(y | X, \u03bb) is a step function of \u03bb (constant between cuts). Small "
                "\u03bb: too smooth to explain the data; large \u03bb: too flexible, the Occam "
@@ -98,7 +100,7 @@ with right:
     t_min = max(path.lifetimes[1] / 5 if path.lifetimes.size > 1 else T / 100, T / 1e4)
     grid = np.unique(np.concatenate([np.geomspace(t_min, T * 1.5, 1500),
                                      path.lifetimes[path.lifetimes >= t_min]]))
-    show_figure(lifetime_density(grid, prior.pdf(grid), post.density(grid), mean=post.mean,
+    show_figure(cached_figure(lifetime_density, grid, prior.pdf(grid), post.density(grid), mean=post.mean,
                                  map_=post.map, interval=(lo_ci, hi_ci), level=level,
                                  true_lifetime=true_lifetime),
                 "posterior", params=prior_params)
@@ -111,7 +113,7 @@ with right:
 
 
 
-@st.cache_data(max_entries=8, show_spinner="Mixing the fits over lifetimes\u2026")
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner="Mixing the fits over lifetimes\u2026")
 def _predictive(key, settings_items, seed, prior_key, lo, hi, _post):
     g = np.linspace(lo, hi, 300)[:, None]
     return (g,) + _post.predict(g, return_std=True, include_noise=False, tol=1e-6)
@@ -122,7 +124,7 @@ if train.X.shape[1] == 1:
         g, mean_pred, std_pred = _predictive(key, tuple(sorted(settings.items())), seed,
                                              (kind, prior_text), float(train.X.min()),
                                              float(train.X.max()), post)
-    show_figure(fitted_function_1d(g, mean_pred, train.X, train.y, val.X, val.y, std=std_pred,
+    show_figure(cached_figure(fitted_function_1d, g, mean_pred, train.X, train.y, val.X, val.y, std=std_pred,
                                    title="Posterior predictive (mixture over \u03bb)",
                                    band_label="\u00b12 std of f"),
                 "predictive", params=prior_params)

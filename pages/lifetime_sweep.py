@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
+from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sweep import (
     cached_with_progress,
@@ -54,7 +56,7 @@ st.caption(f"Swept {n_events:,} cut events of {settings['n_trees']} Mondrians fr
            f"{path.n_features[0]} to {path.n_features[-1]:,}.")
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner=False)
 def _grid_2d(key, lo0, hi0, lo1, hi1, n=70):
     gx, gy = np.linspace(lo0, hi0, n), np.linspace(lo1, hi1, n)
     return gx, gy, np.column_stack([np.repeat(gx, n), np.tile(gy, n)])
@@ -84,7 +86,7 @@ def explore():
                    delta_color="inverse")
     left, right = st.columns([3, 2])
     with left:
-        show_figure(rmse_vs_lifetime(path, lifetime, true_lifetime), "rmse",
+        show_figure(cached_figure(rmse_vs_lifetime, path, lifetime, true_lifetime), "rmse",
                     params=figure_params(name, settings, seed, lam=lifetime))
         st.caption(
             "Train error (blue) falls as cuts refine the partitions; validation error (red) is "
@@ -92,7 +94,7 @@ def explore():
             "overfits. For synthetic data the dotted line is the lifetime the data were drawn with; "
             "the paper's Figure 7 recovers it within an order of magnitude.")
     with right:
-        show_figure(n_features_vs_lifetime(path, lifetime), "features",
+        show_figure(cached_figure(n_features_vs_lifetime, path, lifetime), "features",
                     params=figure_params(name, settings, seed, lam=lifetime))
         st.caption("Each cut deletes the split cell's feature and appends one per child: the "
                    "number of features grows by one per cut.")
@@ -100,7 +102,7 @@ def explore():
     if D == 1:
         grid = np.linspace(train.X.min(), train.X.max(), 400)[:, None]
         mean = path.predict(grid, lifetime)
-        show_figure(fitted_function_1d(grid, mean, train.X, train.y, val.X, val.y,
+        show_figure(cached_figure(fitted_function_1d, grid, mean, train.X, train.y, val.X, val.y,
                                        title=f"Ridge fit at \u03bb = {lifetime:.3g}"),
                     "fit", params=figure_params(name, settings, seed, lam=lifetime))
         st.caption("The posterior-mean (ridge) function at the slider's lifetime: piecewise "
@@ -110,7 +112,7 @@ def explore():
         gx, gy, G = _grid_2d(key, lo_[0], hi_[0], lo_[1], hi_[1])
         Z = path.predict(G, lifetime).reshape(gx.size, gy.size).T
         segs = tree_cut_segments(path.trees, 0, lifetime, lo_, hi_)
-        show_figure(prediction_surface_2d(gx, gy, Z, train.X, segs,
+        show_figure(cached_figure(prediction_surface_2d, gx, gy, Z, train.X, segs,
                                           title=f"Prediction surface at \u03bb = {lifetime:.3g} "
                                                 "with tree 1's cuts"),
                     "surface", params=figure_params(name, settings, seed, lam=lifetime))
@@ -149,7 +151,7 @@ if st.session_state.get("fig8_on"):
     with user_errors():
         traces = cached_with_progress("figure8", (key, tuple(sorted(settings.items())), seed),
                                       _figure8, "Retraining at each candidate lifetime:")
-    show_figure(error_vs_time(traces), "figure8-error-vs-time",
+    show_figure(cached_figure(error_vs_time, traces), "figure8-error-vs-time",
                 params=figure_params(name, settings, seed))
     target = float(np.min(traces[0].val_rmse))
     rows = []

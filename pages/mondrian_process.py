@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
+from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.widgets import (
     page_header,
@@ -39,23 +41,23 @@ require_app_navigation()
 # ----------------------------------------------------------------- cached core calls
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, ttl=CACHE_TTL, show_spinner=False)
 def _sample(width: float, height: float, lifetime: float, seed: int):
     return sample_mondrian_process([0.0, 0.0], [width, height], lifetime, seed)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def _clocks(width, height, lifetime, seed, n_samples):
     return first_cut_check([0.0, 0.0], [width, height], lifetime, n_samples, seed + 1)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def _projectivity(width, height, lifetime, seed, sub_x, sub_y, n_samples):
     return projectivity_check([0.0, 0.0], [width, height], [sub_x[0], sub_y[0]],
                               [sub_x[1], sub_y[1]], lifetime, n_samples, seed + 2)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def _extension(width, height, lifetime, seed, grow, steps):
     sample = _sample(width, height, lifetime, seed)
     dx, dy = (grow - 1) * width / 2, (grow - 1) * height / 2
@@ -143,7 +145,7 @@ def growth_view(width: float, height: float, lifetime: float, seed: int) -> None
     cut_count = int((sample.cut_times <= time).sum())
     cm.metric("Cells at t", cut_count + 1)
     with st.spinner("Drawing the sample..."):
-        fig = growth_figure(sample, time, fill=fill,
+        fig = cached_figure(growth_figure, sample, time, fill=fill,
                             labels=labels and sample.cut_times.size <= MAX_LABELLED_CUTS,
                             selected_node=node)
     show_figure(fig, "partition-and-tree", key="growth_chart", on_select="rerun",
@@ -184,7 +186,7 @@ def clocks_view(width: float, height: float, lifetime: float, seed: int) -> None
     with a:
         with section_errors(), st.spinner("Sampling first cuts..."):
             check = _clocks(width, height, lifetime, seed, int(n_clock))
-            show_figure(first_cut_figure(check), "competing-clocks",
+            show_figure(cached_figure(first_cut_figure, check), "competing-clocks",
                         params=dict(lifetime=lifetime, width=width, height=height, seed=seed,
                                     samples=n_clock))
             b.metric("KS p-value (time)", _pvalue(check.ks_pvalue))
@@ -217,7 +219,7 @@ def projectivity_view(width: float, height: float, lifetime: float, seed: int) -
             restricted = sample.restrict([sub_x[0], sub_y[0]], [sub_x[1], sub_y[1]])
             proj = _projectivity(width, height, lifetime, seed, tuple(sub_x), tuple(sub_y),
                                  int(n_proj))
-            show_figure(projectivity_figure(sample, restricted, proj), "projectivity",
+            show_figure(cached_figure(projectivity_figure, sample, restricted, proj), "projectivity",
                         params=dict(lifetime=lifetime, width=width, height=height, seed=seed,
                                     subx=f"{sub_x[0]:g}-{sub_x[1]:g}",
                                     suby=f"{sub_y[0]:g}-{sub_y[1]:g}", samples=n_proj))
@@ -247,7 +249,7 @@ def extension_view(width: float, height: float, lifetime: float, seed: int) -> N
     with a:
         with section_errors(), st.spinner("Extending..."):
             chain = _extension(width, height, lifetime, seed, grow, steps)
-            show_figure(extension_figure(sample, chain), "extension",
+            show_figure(cached_figure(extension_figure, sample, chain), "extension",
                         params=dict(lifetime=lifetime, width=width, height=height, seed=seed,
                                     grow=grow, steps=steps))
             b.metric("Cells: old \u2192 new", f"{sample.n_cells} \u2192 {chain[-1].n_cells}")

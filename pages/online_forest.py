@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.data import PLANE_KINDS, data_params, data_source_picker
+from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.widgets import (
     page_header,
@@ -16,6 +18,7 @@ from explorer_ui.widgets import (
     user_errors,
 )
 from mondrian_core import datasets
+from mondrian_core.cost import check_online_cost
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.online import online_run, uncertainty_maps
 from mondrian_core.figures import forest as figs
@@ -31,7 +34,7 @@ REGIONS = {
 MAX_BATCHES = 100
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _run(data, batch, lifetime, n_trees, seed):
     train, test = datasets.train_val_test_split(data, (0.7, 0.3), random_state=seed)
     run = online_run(train.X, train.y, train.task, X_test=test.X, y_test=test.y,
@@ -40,7 +43,7 @@ def _run(data, batch, lifetime, n_trees, seed):
     return run, train
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _maps(data, region, lifetime, n_trees, seed):
     box_lo, box_hi = data.X.min(axis=0), data.X.max(axis=0)
     width = box_hi - box_lo
@@ -82,6 +85,7 @@ with user_errors():
                          f"{MAX_BATCHES} batches (each retrains two forests): raise the batch "
                          f"size to at least {int(np.ceil(n_train / MAX_BATCHES))} or use fewer "
                          "points.")
+    check_online_cost(n_train, batch, n_trees, train_fraction=0.7)
     with st.spinner("Streaming the data into the forest and retraining the baselines..."):
         run, train = _run(data, batch, lifetime, n_trees, seed)
 n_steps = len(run.n_seen)
@@ -104,7 +108,7 @@ def growing_tree():
     seen = run.n_seen[step]
     lo = train.X.min(axis=0) - 0.05 * np.ptp(train.X, axis=0)
     hi = train.X.max(axis=0) + 0.05 * np.ptp(train.X, axis=0)
-    show_figure(figs.tree_partition(run.snapshots[step], train.X[:seen], train.y[:seen],
+    show_figure(cached_figure(figs.tree_partition, run.snapshots[step], train.X[:seen], train.y[:seen],
                                     task=run.task, box=(lo, hi)),
                 "tree", params={**run_params, "step": step + 1})
     left, right = st.columns([3, 2])
@@ -125,7 +129,7 @@ def growing_tree():
             st.info("Reached the last batch: pause, or lower the step to replay.")
     sc, oc = st.columns(2)
     with sc:
-        show_figure(figs.online_scores(run, step), "scores",
+        show_figure(cached_figure(figs.online_scores, run, step), "scores",
                     params={**run_params, "step": step + 1})
         best = {k: v[step] for k, v in run.scores.items()}
         st.caption(
@@ -137,7 +141,7 @@ def growing_tree():
               "after each batch (the slides' \"periodically re-trained batch versions\"); "
               "the Mondrian forest only extends its trees.")
     with oc:
-        show_figure(figs.operation_counts(run, step), "operations",
+        show_figure(cached_figure(figs.operation_counts, run, step), "operations",
                     params={**run_params, "step": step + 1})
         st.caption("Per batch, how many (point, tree) insertions caused each operation, "
                    "summed over all trees.")
@@ -157,7 +161,7 @@ else:
 with user_errors():
     with st.spinner("Fitting the three forests..."):
         maps, X_in = _maps(map_data, region, lifetime, n_trees, seed)
-    show_figure(figs.uncertainty_maps_figure(maps, X_in if show_data else None),
+    show_figure(cached_figure(figs.uncertainty_maps_figure, maps, X_in if show_data else None),
                 "uncertainty-maps",
                 params={**(data_params(data.name) if map_data is data else {"data": map_data.name}),
                         "region": region, "trees": n_trees, "lam": lifetime, "seed": seed})

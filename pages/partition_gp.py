@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui.cache import CACHE_TTL
 from explorer_ui.data import data_params, data_source_picker
+from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.widgets import (
     page_header,
@@ -48,13 +50,13 @@ COUNTS = [10, 20, 50, 100, 200, 400]  # partitions m for the paper's Figure 5
 
 
 # ---------------------------------------------------------------- cached core calls
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def toy(n, seed):
     d = toy_jumps_1d(n=n, random_state=seed)
     return d.X, d.y
 
 
-@st.cache_resource(max_entries=12, show_spinner=False)
+@st.cache_resource(max_entries=12, ttl=CACHE_TTL, show_spinner=False)
 def partitions(kind, X, y, m, h, lam, seed):
     """Fitted partitions shared by the posterior, kernel and CG views (not copied, so
     read-only). 12 = the three kernels at four settings: a Random Forest one at the
@@ -63,30 +65,30 @@ def partitions(kind, X, y, m, h, lam, seed):
                              random_state=seed)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=64, ttl=CACHE_TTL, show_spinner=False)
 def curves(kind, X, y, grid, m, h, lam, noise, seed):
     return posterior_curves(kind, X, y, grid, noise_variance=noise, random_state=seed,
                             partitions=partitions(kind, X, y, m, h, lam, seed))
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def rbf_curves(X, y, grid, seed):
     return posterior_curves("RBF", X, y, grid, random_state=seed)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def heatmap(kind, X, y, m, h, lam, seed):
     return sorted_kernel_matrix(kind, X, y, random_state=seed,
                                 partitions=partitions(kind, X, y, m, h, lam, seed))[0]
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def histories(kind, X, y, m, h, lam, noise, seed):
     return cg_histories(kind, X, y, noise_variance=noise, random_state=seed, tol=1e-8,
                         partitions=partitions(kind, X, y, m, h, lam, seed))
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def embeddings(X, y, m, seed):
     return kernel_pca_embeddings(X, y, n_partitions=m, random_state=seed)
 
@@ -186,7 +188,7 @@ with user_errors():
         with st.spinner("Fitting the GPs..."):
             panels = {k: curves(k, X, y, grid, m, h, lam, noise, seed) for k in KERNELS}
             panels["RBF"] = rbf_curves(X, y, grid, seed)
-        show_figure(posterior_panels_figure(panels, X, y, grid,
+        show_figure(cached_figure(posterior_panels_figure, panels, X, y, grid,
                                             truth=toy_jumps_function(grid.ravel())),
                     "posteriors", params=dict(n=n_points, m=m, h=h, lam=lam, noise=noise, seed=seed))
 
@@ -199,7 +201,7 @@ with user_errors():
         "Random Forest kernel, and graininess that fades as *m* grows.", heading=st.header)
     with left:
         mats = {f"{k} kernel": heatmap(k, X, y, m, h, lam, seed) for k in KERNELS}
-        show_figure(kernel_heatmaps_figure(mats), "kernel-matrices",
+        show_figure(cached_figure(kernel_heatmaps_figure, mats), "kernel-matrices",
                     params=dict(n=n_points, m=m, h=h, lam=lam, seed=seed))
 
     # -------------------------------------------------------- CG convergence
@@ -218,7 +220,7 @@ with user_errors():
             "means a worse-conditioned system and a bigger gain.")
     with left:
         hist = histories(cg_kind, X, y, m, h, lam, noise, seed)
-        show_figure(cg_convergence_figure(hist, tol=1e-8), "cg",
+        show_figure(cached_figure(cg_convergence_figure, hist, tol=1e-8), "cg",
                     params=dict(kernel=cg_kind, n=n_points, m=m, h=h, lam=lam, noise=noise,
                                 seed=seed))
 
@@ -240,7 +242,7 @@ with user_errors():
     with left:
         with st.spinner("Kernel PCA..."):
             emb = embeddings(d.X, d.y, m_real, seed)
-        show_figure(kernel_pca_figure(emb, d.y, colour_label=d.target_name or "y"),
+        show_figure(cached_figure(kernel_pca_figure, emb, d.y, colour_label=d.target_name or "y"),
                     "kernel-pca", params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
 
     left, _ = explained(
@@ -262,7 +264,7 @@ with user_errors():
                          f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m_real}::{seed}",
                          lambda progress: comparison(d, m_real, seed, progress=progress))
         if rows:
-            show_figure(comparison_figure(rows), "kernel-comparison",
+            show_figure(cached_figure(comparison_figure, rows), "kernel-comparison",
                         params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
             st.dataframe(
                 [{"kernel": r["kernel"], "test log-lik": round(r["test_log_lik"], 4),
@@ -284,7 +286,7 @@ with user_errors():
                          f"by_m::{data_name}::{d.n_samples}::{d.n_features}::{seed}",
                          lambda progress: by_partition_count(d, seed, progress=progress))
         if by_m:
-            show_figure(partition_count_figure(by_m, dataset_name=data_name),
+            show_figure(cached_figure(partition_count_figure, by_m, dataset_name=data_name),
                         "test-error-vs-m", params={**data_params(d.name, "real"), "seed": seed})
         else:
             st.info("Press the button to fit the two partition-kernel GPs at each m.")
