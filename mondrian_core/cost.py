@@ -23,10 +23,11 @@ SWEEP_BUDGET_SECONDS = 30.0
 
 # lifetime_path on one core. The ridge system is solved in the space of the C alive cells
 # while C < N (C = M + k after k events: work per event about proportional to C) and in
-# the N x N dual space after (N^3 factorisations, one per block of events, plus O(N) per event), plus O(N) per tree
-# to sample the trees and count points. Fitted as an upper envelope of the cell-space
-# sweep's CPU time on the shared 2-core machine (bench/RESULTS.md, "Lifetime sweep"):
-# 1.1-2x the time measured for N = 2,000-50,000, M = 50-200, 60-200 cells per tree.
+# the N x N dual space after (N^3 factorisations, one per block of events, plus O(N) per
+# event), plus O(N) per tree to sample the trees and count points. Fitted as an upper
+# envelope of the cell-space sweep's CPU time on the shared 2-core machine
+# (bench/RESULTS.md, "Serving a class"): 1.1-2x the time measured for N = 2,000-50,000,
+# M = 50-200, 60-200 cells per tree.
 _SECONDS_PER_CELL_EVENT = 7.5e-7
 _SECONDS_PER_CUBED_POINT = 3.8e-10
 _SECONDS_PER_POINT_EVENT = 9.0e-7

@@ -19,6 +19,7 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mondrian_core._linalg import one_hot_csr
 from mondrian_core._validation import (
     MAX_DENSE_ENTRIES,
     check_count,
@@ -110,14 +111,6 @@ def block_one_hot_columns(Z) -> np.ndarray:
     if not np.all(counts == counts[0]):
         raise ValueError("every row must have the same number of non-zeros")
     return Z.indices.reshape(n, counts[0]).astype(np.int64)
-
-
-def _one_hot_csr(cols: np.ndarray, n_columns: int, value: float) -> sp.csr_matrix:
-    """CSR with row i having ones (times ``value``) at ``cols[i, :]``."""
-    n, b = cols.shape
-    indptr = np.arange(0, n * b + 1, b, dtype=np.int64)
-    data = np.full(n * b, value)
-    return sp.csr_matrix((data, cols.reshape(-1), indptr), shape=(n, n_columns))
 
 
 class MondrianFeatures(TransformerMixin, BaseEstimator):
@@ -365,7 +358,7 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
         """
         cols, branched = self.cells(X, lifetime)
         n_cols = int(cols.max()) + 1 if branched.any() else self.n_cells(lifetime)
-        return _one_hot_csr(cols, n_cols, 1.0 / np.sqrt(self.trees_.n_trees))
+        return one_hot_csr(cols, n_cols, 1.0 / np.sqrt(self.trees_.n_trees))
 
     def kernel(self, X, Y=None, lifetime=None) -> np.ndarray:
         """Return the Mondrian kernel matrix (fraction of trees sharing a cell), dense.
@@ -675,4 +668,4 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
             n_cols = self.n_bins_ + new_keys.size
         else:
             n_cols = self.n_bins_
-        return _one_hot_csr(cols, n_cols, 1.0 / np.sqrt(self.pitch_.shape[0]))
+        return one_hot_csr(cols, n_cols, 1.0 / np.sqrt(self.pitch_.shape[0]))

@@ -23,6 +23,7 @@ from sklearn.base import BaseEstimator
 from sklearn.ensemble import RandomForestRegressor
 
 from mondrian_core._blas import single_blas_thread
+from mondrian_core._linalg import one_hot_csr
 from mondrian_core._validation import (
     check_count,
     check_dense_size,
@@ -87,10 +88,8 @@ def partition_features(labels: np.ndarray, n_labels: np.ndarray) -> sp.csr_matri
     m, n = labels.shape
     n_labels = np.maximum(np.asarray(n_labels), labels.max(axis=1, initial=-1) + 1)
     offsets = np.concatenate(([0], np.cumsum(n_labels)[:-1]))
-    cols = (labels + offsets[:, None]).T.ravel()  # row-major by point
-    data = np.full(cols.size, 1.0 / np.sqrt(m))
-    indptr = np.arange(0, n * m + 1, m)
-    return sp.csr_matrix((data, cols, indptr), shape=(n, int(np.sum(n_labels))))
+    cols = (labels + offsets[:, None]).T  # (N, m): one column per partition per point
+    return one_hot_csr(cols, int(np.sum(n_labels)), 1.0 / np.sqrt(m))
 
 
 class _PartitionsMixin:

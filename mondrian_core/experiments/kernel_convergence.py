@@ -22,9 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.linalg import cho_factor, cho_solve
 
+from mondrian_core._linalg import kernel_ridge_coefficients, ridge_weights
 from mondrian_core._validation import (
     check_count,
     check_counts,
@@ -342,9 +341,7 @@ class RidgeCurves:
 def _krr_predict(K_train, K_test_train, y, ridge):
     """Kernel ridge regression (dual, Cholesky): mean + K_* (K + ridge I)^{-1} (y - mean)."""
     mu = y.mean()
-    A = K_train + ridge * np.eye(K_train.shape[0])
-    alpha = cho_solve(cho_factor(A, lower=True, check_finite=False), y - mu, check_finite=False)
-    return mu + K_test_train @ alpha
+    return mu + K_test_train @ kernel_ridge_coefficients(K_train, y - mu, ridge)
 
 
 def _ridge_predict(Z_train, Z_test, y, ridge):
@@ -354,19 +351,8 @@ def _ridge_predict(Z_train, Z_test, y, ridge):
     ``(Z^T Z + ridge I) w = Z^T (y - mean)`` when C <= N, otherwise the dual
     N x N one; both give the same predictions (push-through identity).
     """
-    n, c = Z_train.shape
-    if c > n:
-        K_tr = Z_train @ Z_train.T
-        K_te = Z_test @ Z_train.T
-        dense = [k.toarray() if sp.issparse(k) else np.asarray(k) for k in (K_tr, K_te)]
-        return _krr_predict(dense[0], dense[1], y, ridge)
     mu = y.mean()
-    A = Z_train.T @ Z_train
-    A = A.toarray() if sp.issparse(A) else np.asarray(A)
-    A[np.diag_indices_from(A)] += ridge
-    b = Z_train.T @ (y - mu)
-    w = cho_solve(cho_factor(A, lower=True, check_finite=False), b, check_finite=False)
-    return mu + Z_test @ w
+    return mu + Z_test @ ridge_weights(Z_train, y - mu, ridge)
 
 
 def _nested_features(method, X_train, X_test, lifetime, counts, rng):

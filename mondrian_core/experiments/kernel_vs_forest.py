@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import cho_factor, cho_solve
 
+from mondrian_core._linalg import ridge_weights
 from mondrian_core._validation import check_points, check_real, check_target
 from mondrian_core.errors import InputError
 
@@ -56,14 +56,7 @@ def fit_kernel_weights(Phi, y, ratio: float) -> np.ndarray:
     ndarray of shape (C,)
         The weights of the kernel model.
     """
-    Phi = _csr(Phi)
-    y = np.asarray(y, dtype=float)
-    N, C = Phi.shape
-    if C <= N:
-        A = (Phi.T @ Phi).toarray() + ratio * np.eye(C)
-        return cho_solve(cho_factor(A, lower=True), Phi.T @ y)
-    A = (Phi @ Phi.T).toarray() + ratio * np.eye(N)
-    return Phi.T @ cho_solve(cho_factor(A, lower=True), y)
+    return ridge_weights(_csr(Phi), y, ratio)
 
 
 def fit_forest_weights(Phi, y, ratio: float, n_trees: int) -> np.ndarray:

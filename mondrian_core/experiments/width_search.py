@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import cho_factor, cho_solve
 
+from mondrian_core._linalg import ridge_weights
 from mondrian_core.errors import InputError
 from mondrian_core.kernel import RandomBinningFeatures, RandomFourierFeatures
 
@@ -100,18 +100,7 @@ def ridge_validation_rmse(Phi, y, Phi_val, y_val, noise_variance, prior_variance
         # cells/bins that only validation points occupy come after the fitted ones and
         # carry no training point: their ridge weight is zero
         Phi_val = Phi_val[:, :C]
-    if C <= N:
-        A = Phi.T @ Phi
-        A = A.toarray() if sp.issparse(A) else np.asarray(A)
-        A[np.diag_indices(C)] += ratio
-        w = cho_solve(cho_factor(A), Phi.T @ y)
-        pred = Phi_val @ w
-    else:
-        K = Phi @ Phi.T
-        K = K.toarray() if sp.issparse(K) else np.asarray(K)
-        K[np.diag_indices(N)] += ratio
-        alpha = cho_solve(cho_factor(K), y)
-        pred = Phi_val @ (Phi.T @ alpha)
+    pred = Phi_val @ ridge_weights(Phi, y, ratio)
     return float(np.sqrt(np.mean((np.ravel(pred) - y_val) ** 2)))
 
 
