@@ -50,6 +50,13 @@ Smoothing models (per tree, as in the slides; forest = average of the trees):
   between the path's nodes, its own mean a further Brownian step to the
   lifetime.  The posterior is computed exactly by belief propagation (one
   upward and one downward pass).  Observations ``y ~ N(mu_leaf, noise)``.
+  This is a variant of the hierarchical Gaussian prior of Lakshminarayanan, Roy
+  and Teh (AISTATS 2016), whose increments have variance
+  ``variance_coef * (sigmoid(c t_j) - sigmoid(c t_parent))`` (a sigmoid of time,
+  so deep nodes barely move) and whose branch-off prediction adds the variance at
+  the expected cut time (an approximation they note). Here the increments are
+  linear in time, which makes every leaf's prior ``N(m, prior_variance)``, the
+  factorised model's, and the branch-off average exact.
 * Classification: the hierarchical normalized stable process prior with the
   interpolated Kneser-Ney approximation of the slides: with ``c_jk`` the count
   of label ``k`` in leaf ``j`` (for an internal node, the number of its children
@@ -57,6 +64,12 @@ Smoothing models (per tree, as in the slides; forest = average of the trees):
   ``d_j = exp(-gamma * (t_j - t_parent))``,
   ``G_jk = (c_jk - d_j tab_jk) / c_j + d_j tab_j / c_j * G_parent,k``
   (``G_parent = G_j`` if ``c_j = 0``), the root's parent being uniform.
+  A point that branches off above node ``j`` sits in a new empty leaf below a new
+  node ``P`` inserted above ``j``; ``P``'s counts are those of an internal node,
+  the tables of its children, ``tab_j`` (the new leaf is empty). The authors' code
+  (balajiln/mondrianforest, ``predict_class``) gives ``P`` the counts of ``j``
+  itself, which weighs ``j``'s labels more; both use the expected discount over
+  the truncated exponential cut time.
 
 References
 ----------
