@@ -14,7 +14,6 @@ import streamlit as st  # noqa: E402
 
 from explorer_ui.navigation import app_pages, inside_app  # noqa: E402
 from explorer_ui.session_client import prewarm_in_background  # noqa: E402
-from explorer_ui.widgets import chart_format_control, share_link  # noqa: E402
 
 st.set_page_config(page_title="Mondrian Explorer", page_icon="\u25A6", layout="wide")
 # `streamlit run app.py` has no start-up hook: the first browser session starts the
@@ -23,7 +22,5 @@ if st.context.headers and os.environ.get("MONDRIAN_PREWARM", "1") != "0":
     prewarm_in_background(f"http://127.0.0.1:{st.get_option('server.port')}"
                           f"{st.get_option('server.baseUrlPath').rstrip('/')}")
 page = st.navigation(app_pages())
-share_link()
-chart_format_control()
 with inside_app():
     page.run()

@@ -9,8 +9,10 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from explorer_ui.tour import Tour, leave_tour
 from mondrian_core.errors import InputError
 from mondrian_core.figures.export import figure_filename, toolbar_config
+from mondrian_core.figures.theme import PALETTES, for_display
 
 # ---------------------------------------------------------------- URL state
 # A view's parameters live in ``st.query_params`` so that a link reproduces the
@@ -53,6 +55,19 @@ def _init(key: str, value) -> None:
         st.session_state[key] = value
 
 
+def _leaving_tour(kwargs: dict) -> dict:
+    """``kwargs`` with an ``on_change`` that also leaves the tour: a widget the user
+    moves no longer shows the tour step's point."""
+    theirs, args, more = kwargs.pop("on_change", None), kwargs.pop("args", ()), kwargs.pop("kwargs", {})
+
+    def changed():
+        leave_tour()
+        if theirs is not None:
+            theirs(*args, **more)
+
+    return {**kwargs, "on_change": changed}
+
+
 def _number_parser(kind, min_value, max_value):
     """Parse a URL value as ``kind`` (int or float) within [min_value, max_value]."""
 
@@ -68,6 +83,7 @@ def _number_parser(kind, min_value, max_value):
 def url_slider(label: str, key: str, *, min_value, max_value, default, step=None,
                container=st, **kwargs):
     """A slider (int or float, from ``default``'s type) kept in the URL under ``key``."""
+    kwargs = _leaving_tour(kwargs)
     _init(key, _param(key, default, _number_parser(type(default), min_value, max_value)))
     value = container.slider(label, min_value=min_value, max_value=max_value, step=step,
                              key=key, **kwargs)
@@ -78,6 +94,7 @@ def url_slider(label: str, key: str, *, min_value, max_value, default, step=None
 def url_number(label: str, key: str, *, min_value, max_value, default, step=None,
                container=st, **kwargs):
     """A number input kept in the URL under ``key`` (int or float from ``default``)."""
+    kwargs = _leaving_tour(kwargs)
     _init(key, _param(key, default, _number_parser(type(default), min_value, max_value)))
     value = container.number_input(label, min_value=min_value, max_value=max_value,
                                    step=step, key=key, **kwargs)
@@ -88,6 +105,7 @@ def url_number(label: str, key: str, *, min_value, max_value, default, step=None
 def url_choice(label: str, key: str, options: Sequence[str], *, default: str,
                widget: str = "selectbox", container=st, **kwargs):
     """A selectbox / radio / segmented control / select slider over strings, kept in the URL."""
+    kwargs = _leaving_tour(kwargs)
 
     def parse(raw):
         if raw not in options:
@@ -107,6 +125,7 @@ def url_choice(label: str, key: str, options: Sequence[str], *, default: str,
 
 def url_toggle(label: str, key: str, *, default: bool, container=st, **kwargs) -> bool:
     """A toggle kept in the URL as 1/0."""
+    kwargs = _leaving_tour(kwargs)
 
     def parse(raw):
         if raw not in ("0", "1"):
@@ -120,16 +139,19 @@ def url_toggle(label: str, key: str, *, default: bool, container=st, **kwargs) -
 
 
 def seed_control(key: str = "seed", *, default: int = 0, container=st) -> int:
-    """Seed number input plus a "New sample" button that draws a fresh seed."""
+    """Seed number input plus a "New" button that draws a fresh seed."""
     _init(key, _param(key, default, lambda raw: _nonneg_int(raw)))
 
     def new_seed():
+        leave_tour()
         st.session_state[key] = (st.session_state[key] * 7919 + 104729) % 1_000_000
 
     cols = container.columns([3, 2], vertical_alignment="bottom")
     seed = cols[0].number_input("Seed", min_value=0, max_value=999_999, step=1, key=key,
-                                help="Same seed, same picture, on every machine.")
-    cols[1].button("New sample", on_click=new_seed, key=f"{key}__new", width="stretch")
+                                help="Same seed, same picture, on every machine.",
+                                on_change=leave_tour)
+    cols[1].button("New", icon=":material/casino:", on_click=new_seed, key=f"{key}__new",
+                   width="stretch", help="Draw a new seed: a new sample of everything random.")
     st.query_params[key] = str(seed)
     return int(seed)
 
@@ -165,7 +187,7 @@ button.onclick = async () => {
 </script>"""
 
 
-def share_link(container=st.sidebar) -> None:
+def share_link(container=st) -> None:
     """A "Copy link" box: the current URL, which holds every parameter and seed of the view."""
     with container:
         st.caption("**Share this view.** The link holds every setting and seed, so it "
@@ -180,45 +202,143 @@ def share_link(container=st.sidebar) -> None:
 CHART_FORMAT_KEY = "chart_format"
 _CHART_FORMATS = {"PNG (2x)": "png", "SVG": "svg"}
 _PAGE_KEY = "_chart_page"
+#: Height of a page's main chart in projector mode: at least 60% of the viewport on
+#: projectors up to 1920x1080 (a chart's height is set in pixels, not in viewport units).
+PROJECTOR_CHART_HEIGHT = 660
+_PALETTE_LABELS = {"mondrian": "Mondrian", "safe": "Colour-blind safe"}
 
 
-def chart_format_control(container=st.sidebar) -> str:
+def chart_format_control(container=st) -> str:
     """The app-wide choice of what every chart's toolbar camera saves: PNG at 2x or SVG.
 
     Plotly's toolbar has one image button and Streamlit passes its config as JSON (no
     callbacks), so the format is one setting for all charts, kept in session state.
-    ``app.py`` shows it in the sidebar of every page.
+    Every page shows it in its *View & share* popover.
     """
     label = container.radio(
         "Chart downloads (camera in each chart's toolbar)", list(_CHART_FORMATS),
         key=CHART_FORMAT_KEY, horizontal=True,
         help="PNG at twice the on-screen size, or SVG (vector, for print). The file name "
-             "says the page, the chart, its parameters and the seed.")
+             "says the page, the chart, its parameters and the seed. Saved images leave "
+             "out Play buttons and sliders.")
     return _CHART_FORMATS[label]
 
 
+def _view_toggle(label: str, key: str, container, **kwargs) -> bool:
+    """A toggle kept in the URL as 1/0 that does not leave the tour (a way of showing,
+    not a setting of the view)."""
+    def parse(raw):
+        if raw not in ("0", "1"):
+            raise ValueError(raw)
+        return raw == "1"
+
+    _init(key, _param(key, False, parse))
+    value = container.toggle(label, key=key, **kwargs)
+    st.query_params[key] = "1" if value else "0"
+    return value
+
+
+def view_settings(container) -> None:
+    """Projector mode, palette, download format and the share link, in one place."""
+    _view_toggle("Projector mode", "projector", container,
+                 help="Figure text of at least 20 px, thicker lines, a taller main chart.")
+
+    def parse(raw):
+        if raw not in PALETTES:
+            raise ValueError(raw)
+        return raw
+
+    _init("palette", _param("palette", "mondrian", parse))
+    palette = container.segmented_control(
+        "Palette", list(PALETTES), key="palette", format_func=_PALETTE_LABELS.get,
+        help="Mondrian's red, blue and yellow, or Okabe and Ito's colours, which stay "
+             "distinct for every kind of colour vision.") or "mondrian"
+    st.query_params["palette"] = palette
+    chart_format_control(container)
+    share_link(container)
+
+
+def projector_mode() -> bool:
+    """Whether the session shows pages in projector mode."""
+    return bool(st.session_state.get("projector"))
+
+
 def show_figure(fig, name: str, *, params: dict | None = None, key: str | None = None,
-                **kwargs):
+                main: bool = False, **kwargs):
     """Show a plotly figure whose toolbar camera saves it named after what it shows.
 
     ``name`` says what the chart is and ``params`` the values it depends on (the seed
     among them); with the page's title they make the file name, e.g.
     ``mondrian-process_partition_lifetime=3_seed=0.png``. The format (PNG at 2x or
-    SVG) is the sidebar's app-wide choice (:func:`chart_format_control`).
+    SVG) is the app-wide choice (:func:`chart_format_control`). The figure is shown in
+    the session's projector mode and palette (:func:`~mondrian_core.figures.theme.for_display`);
+    ``main`` marks the page's main chart, which projector mode makes taller.
     """
     fmt = _CHART_FORMATS.get(st.session_state.get(CHART_FORMAT_KEY), "png")
     filename = figure_filename(name, params, page=st.session_state.get(_PAGE_KEY))
+    projector = projector_mode()
+    fig = for_display(fig, projector=projector,
+                      palette=st.session_state.get("palette") or "mondrian")
+    if projector and main:
+        fig.update_layout(height=max(fig.layout.height or 450, PROJECTOR_CHART_HEIGHT))
     # theme=None: the figure keeps the app's own template (Streamlit's chart theme
     # would restyle it and drop the right-hand frame line).
     kwargs.setdefault("theme", None)
     return st.plotly_chart(fig, config=toolbar_config(filename, fmt), key=key, **kwargs)
 
 
-def page_header(title: str, intro: str) -> None:
-    """The page title and a short explanation of what the page shows."""
+# Compact page chrome, so that a page's main chart starts high enough on a 720 px
+# projector; and, for the charts' camera buttons, saving stills: plotly.js copies the
+# chart's layout when the camera is clicked, so for that moment the layout goes without
+# its Play buttons and sliders (and the bottom margin they needed), as
+# ``mondrian_core.figures.export.static_figure`` does for the paper's figures.
+_PAGE_CSS = """<style>
+.stMainBlockContainer {padding-top: 2.6rem; padding-bottom: 2rem;}
+.stMainBlockContainer h1 {font-size: 1.9rem; padding: 0.2rem 0 0 0;}
+.stMainBlockContainer h3 {font-size: 1.3rem; padding: 0.4rem 0 0.1rem 0;}
+[data-testid="stMetricValue"] {font-size: 1.5rem; white-space: normal; overflow: visible;}
+[data-testid="stMetricValue"] > div {overflow: visible; text-overflow: clip; white-space: normal;}
+</style>"""
+_STILL_EXPORT_JS = """<script>
+if (!window.__mondrianStillExport) {
+  window.__mondrianStillExport = true;
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest('.modebar-btn[data-title^="Download plot"]');
+    const graph = button && button.closest(".js-plotly-plot");
+    const layout = graph && graph.layout;
+    if (!layout || !((layout.updatemenus || []).length || (layout.sliders || []).length)) return;
+    const saved = {updatemenus: layout.updatemenus, sliders: layout.sliders,
+                   margin: layout.margin};
+    layout.updatemenus = []; layout.sliders = [];
+    if (layout.margin) { layout.margin = Object.assign({}, layout.margin); delete layout.margin.b; }
+    setTimeout(() => Object.assign(layout, saved), 0);
+  }, true);
+}
+</script>"""
+
+
+def page_header(title: str, intro: str, *, tour: Tour | None = None) -> None:
+    """The page's compact header: title, guided-tour button, *View & share* popover,
+    the tour's narrative (on a tour) and the page's explanation (folded).
+
+    Call it before the page's widgets: it applies the tour step in the URL.
+    """
     st.session_state[_PAGE_KEY] = title  # names the page's exported charts
-    st.title(title)
-    st.markdown(intro)
+    if tour is not None:
+        tour.start()
+    st.html(_PAGE_CSS)
+    st.html(_STILL_EXPORT_JS, unsafe_allow_javascript=True)
+    head, buttons = st.columns([3, 2], vertical_alignment="bottom")
+    head.title(title)
+    row = buttons.container(horizontal=True, horizontal_alignment="right", gap="small")
+    if tour is not None:
+        tour.start_button(row)
+    view_settings(row.popover("View", icon=":material/tune:",
+                              help="Projector mode, palette, chart downloads, share link."))
+    if tour is not None:
+        tour.panel()
+    with st.expander("About this page", expanded=False):
+        st.markdown(intro)
 
 
 @contextlib.contextmanager
@@ -241,6 +361,7 @@ def url_range(label: str, key: str, *, min_value: float, max_value: float,
     A stored range outside ``[min_value, max_value]`` (e.g. after the box shrank) is
     clipped into it.
     """
+    kwargs = _leaving_tour(kwargs)
 
     def parse(raw):
         lo, hi = (float(v) for v in raw.split("~"))

@@ -98,3 +98,152 @@ def legend_below(fig: go.Figure, *, gap: int = 80, legend_height: int = 30) -> g
                       legend=dict(orientation="h", yanchor="top", xanchor="left", x=0,
                                   y=-gap / max(height - top - bottom, 1)))
     return fig
+
+
+# ---------------------------------------------------------------- display variants
+
+#: Smallest figure text, in CSS pixels, at normal size and in projector mode.
+MIN_FONT = 12
+PROJECTOR_FONT = 20
+#: Okabe and Ito's colour-blind-safe colours for each colour of the app's own palette
+#: (black, grey and white stay: they differ in lightness for every kind of colour vision).
+SAFE_COLOURS = {RED: "#D55E00", BLUE: "#0072B2", YELLOW: "#F0E442", "#E0A800": "#E69F00",
+                "#2A9D8F": "#009E73", "#7B3294": "#CC79A7"}
+PALETTES = ("mondrian", "safe")
+_FONT_KEYS = ("font", "tickfont", "textfont", "insidetextfont", "outsidetextfont")
+
+
+def _rgb(colour: str) -> tuple[int, int, int] | None:
+    text = colour.strip().lower()
+    if text.startswith("#") and len(text) == 7:
+        return tuple(int(text[i:i + 2], 16) for i in (1, 3, 5))
+    if text.startswith(("rgb(", "rgba(")):
+        parts = text[text.index("(") + 1:text.rindex(")")].split(",")
+        try:
+            return tuple(int(float(p)) for p in parts[:3])
+        except ValueError:
+            return None
+    return None
+
+
+def _recolour(value: str, table: dict) -> str:
+    rgb = _rgb(value)
+    if rgb is None or rgb not in table:
+        return value
+    new = table[rgb]
+    if value.strip().lower().startswith("rgba("):
+        alpha = value[value.rindex(",") + 1:value.rindex(")")].strip()
+        return f"rgba({new[0]}, {new[1]}, {new[2]}, {alpha})"
+    return "#" + "".join(f"{c:02X}" for c in new)
+
+
+def _walk(node, *, scale: float, floor: float, table: dict, thicken: bool, parent: str = ""):
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key in ("x", "y", "z", "customdata", "ids", "bdata", "hovertemplate"):
+                out[key] = value  # data, never styling: skip it (fast on big traces)
+                continue
+            out[key] = _walk(value, scale=scale, floor=floor, table=table, thicken=thicken,
+                             parent=key)
+        if parent in _FONT_KEYS or parent == "title_font":
+            size = out.get("size")
+            if isinstance(size, (int, float)):
+                out["size"] = max(size * scale, floor)
+        if thicken and parent == "line" and isinstance(out.get("width"), (int, float)):
+            out["width"] = out["width"] * 2
+        if thicken and parent == "marker" and isinstance(out.get("size"), (int, float)):
+            out["size"] = out["size"] * 1.5
+        return out
+    if isinstance(node, list):
+        return [_walk(v, scale=scale, floor=floor, table=table, thicken=thicken, parent=parent)
+                for v in node]
+    if isinstance(node, str) and table and ("#" in node or "rgb" in node):
+        return _recolour(node, table)
+    return node
+
+
+def for_display(fig: go.Figure, *, projector: bool = False, palette: str = "mondrian") -> go.Figure:
+    """``fig`` as a page shows it: in projector mode and/or the colour-blind-safe palette.
+
+    Projector mode scales every font so that none is smaller than
+    :data:`PROJECTOR_FONT` pixels, doubles line widths and makes markers 1.5 times as
+    large. The ``"safe"`` palette swaps each of the app's colours (in traces, shapes,
+    annotations and colour scales) for its Okabe-Ito counterpart (:data:`SAFE_COLOURS`).
+    At normal size in the app's palette the figure is returned as it is.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure (not changed).
+    projector : bool, default=False
+        Large text, thick lines.
+    palette : {"mondrian", "safe"}, default="mondrian"
+        The colours.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig`` itself if nothing changes, else a new figure.
+
+    Raises
+    ------
+    ValueError
+        If ``palette`` is not one of :data:`PALETTES`.
+    """
+    if palette not in PALETTES:
+        raise ValueError(f"palette must be one of {PALETTES}, not {palette!r}")
+    if not projector and palette == "mondrian":
+        return fig
+    table = ({_rgb(k): _rgb(v) for k, v in SAFE_COLOURS.items()} if palette == "safe" else {})
+    spec = fig.to_plotly_json()
+    base = (spec.get("layout", {}).get("font") or {}).get("size") or TEMPLATE.layout.font.size
+    scale = PROJECTOR_FONT / min(base, MIN_FONT + 2) if projector else 1.0
+    floor = PROJECTOR_FONT if projector else MIN_FONT
+    spec = _walk(spec, scale=scale, floor=floor, table=table, thicken=projector)
+    if projector:
+        layout = spec.setdefault("layout", {})
+        font = dict(layout.get("font") or {})
+        font["size"] = max(font.get("size") or base, PROJECTOR_FONT)
+        layout["font"] = font
+        for trace in spec.get("data", []):
+            if trace.get("type", "scatter") == "scatter" and "line" not in trace:
+                trace["line"] = {"width": 4}
+    return go.Figure(spec, skip_invalid=True)
+
+
+def font_sizes(fig: go.Figure) -> list[float]:
+    """Every font size a figure sets or inherits for the text it draws.
+
+    The sizes set anywhere in the figure (layout, axes, legend, annotations, traces,
+    colour bars, controls and the template), and the layout's base size, which text
+    without a size of its own inherits.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure.
+
+    Returns
+    -------
+    list of float
+        The sizes in pixels.
+    """
+    spec = fig.to_plotly_json()
+    sizes = []
+
+    def visit(node, parent=""):
+        if isinstance(node, dict):
+            if parent in _FONT_KEYS and isinstance(node.get("size"), (int, float)):
+                sizes.append(float(node["size"]))
+            for key, value in node.items():
+                if key not in ("x", "y", "z", "customdata", "bdata"):
+                    visit(value, key)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value, parent)
+
+    visit(spec)
+    base = (spec.get("layout", {}).get("font") or {}).get("size")
+    sizes.append(float(base) if base else float(TEMPLATE.layout.font.size))
+    return sizes
