@@ -199,7 +199,7 @@ def for_display(fig: go.Figure, *, projector: bool = False, palette: str = "mond
     spec = fig.to_plotly_json()
     base = (spec.get("layout", {}).get("font") or {}).get("size") or TEMPLATE.layout.font.size
     scale = PROJECTOR_FONT / min(base, MIN_FONT + 2) if projector else 1.0
-    floor = PROJECTOR_FONT if projector else MIN_FONT
+    floor = PROJECTOR_FONT if projector else 0.0
     spec = _walk(spec, scale=scale, floor=floor, table=table, thicken=projector)
     if projector:
         layout = spec.setdefault("layout", {})
@@ -207,8 +207,8 @@ def for_display(fig: go.Figure, *, projector: bool = False, palette: str = "mond
         font["size"] = max(font.get("size") or base, PROJECTOR_FONT)
         layout["font"] = font
         for trace in spec.get("data", []):
-            if trace.get("type", "scatter") == "scatter" and "line" not in trace:
-                trace["line"] = {"width": 4}
+            if trace.get("type", "scatter") == "scatter" and "width" not in trace.get("line", {}):
+                trace["line"] = {**trace.get("line", {}), "width": 4}  # plotly's default is 2
     return go.Figure(spec, skip_invalid=True)
 
 
