@@ -1,6 +1,6 @@
-"""A chart's toolbar camera in a real browser: PNG at 2x, then (after the sidebar's
+"""A chart's toolbar camera in a real browser: PNG at 2x, then (after the View popover's
 "Chart downloads" switch) SVG, both named after the page, the chart, its parameters
-and the seed."""
+and the seed; an animated chart saves a still, without its Play button and slider."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -29,6 +29,15 @@ def _download(page, chart, tmp_path):
     return download.suggested_filename, path
 
 
+def choose_svg(page) -> None:
+    """Set the app-wide download format to SVG in the page header's View popover."""
+    page.get_by_role("button", name="View").first.click()
+    page.locator('[data-testid="stRadio"]').filter(
+        has_text="Chart downloads").get_by_text("SVG", exact=True).click()
+    wait_for_app(page, timeout=60_000)
+    page.keyboard.press("Escape")
+
+
 def test_camera_saves_png_at_2x_then_svg(app_url, page, tmp_path):
     page.goto(app_url)
     wait_for_app(page)
@@ -45,8 +54,7 @@ def test_camera_saves_png_at_2x_then_svg(app_url, page, tmp_path):
     assert name == STEM + ".png"
     assert png_size(path.read_bytes()) == (2 * width, 2 * height)
 
-    page.locator('[data-testid="stSidebar"] [data-testid="stRadio"]').filter(
-        has_text="Chart downloads").get_by_text("SVG", exact=True).click()
+    choose_svg(page)
     wait_for_app(page, timeout=60_000)
     chart = page.locator('[data-testid="stPlotlyChart"]').filter(
         has_text="Dimension of the first cut").first
@@ -56,4 +64,26 @@ def test_camera_saves_png_at_2x_then_svg(app_url, page, tmp_path):
     root = ET.fromstring(path.read_bytes())
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert float(root.get("width")) == width and float(root.get("height")) == height
+    assert_no_exception(page)
+
+
+def test_an_animated_chart_saves_a_still(app_url, page, tmp_path):
+    """The growth chart shows a Play button and a time slider on screen; its camera saves
+    the picture without them (and without the room they took at the bottom)."""
+    page.goto(app_url)
+    wait_for_app(page)
+    page.goto(app_url + "/mondrian_process?lifetime=2&seed=5")
+    wait_for_app(page, timeout=60_000)
+    choose_svg(page)
+    chart = page.locator('[data-testid="stPlotlyChart"]').filter(
+        has=page.locator(".slider-container")).first
+    chart.wait_for(timeout=30_000)
+    assert chart.locator(".updatemenu-container").count() >= 1  # on screen: Play
+    name, path = _download(page, chart, tmp_path)
+    assert name.endswith(".svg")
+    svg = path.read_text()
+    assert "slider-container" not in svg and "updatemenu" not in svg
+    assert ">Play<" not in svg and "\u25b6" not in svg
+    # the chart on screen still animates
+    assert chart.locator(".updatemenu-container").count() >= 1
     assert_no_exception(page)
