@@ -284,6 +284,9 @@ def show_figure(fig, name: str, *, params: dict | None = None, key: str | None =
     # theme=None: the figure keeps the app's own template (Streamlit's chart theme
     # would restyle it and drop the right-hand frame line).
     kwargs.setdefault("theme", None)
+    if main:  # marked for the layout tests (tests/e2e/test_lecture.py)
+        with st.container(key="main_chart"):
+            return st.plotly_chart(fig, config=toolbar_config(filename, fmt), key=key, **kwargs)
     return st.plotly_chart(fig, config=toolbar_config(filename, fmt), key=key, **kwargs)
 
 
