@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from explorer_ui.thumbnails import thumbnail_path
+
 
 @dataclass(frozen=True)
 class View:
@@ -57,12 +59,22 @@ def home() -> None:
         "Ghahramani, Roy and Teh, 2016), *Mondrian Forests* (Lakshminarayanan, Roy and "
         "Teh) and *The Random Forest Kernel* (Davies and Ghahramani, 2014). Every view "
         "is computed live from a seed you choose, so the same link shows the same "
-        "picture to everyone."
+        "picture to everyone. Each page has a **guided tour**: click a picture to start "
+        "it, then move through it with the arrow keys."
     )
-    for view in VIEWS:
-        with st.container(border=True):
+    columns = st.columns(3)
+    for i, view in enumerate(VIEWS):
+        with columns[i % 3].container(border=True):
+            stem = view.path.removeprefix("pages/").removesuffix(".py")
+            thumbnail = thumbnail_path(stem)
+            if thumbnail.exists():
+                # a relative link, so that it also works under a path prefix (deploy/)
+                st.image(str(thumbnail), link=f"{stem}?tour=1", width="stretch",
+                         alt=f"{view.title}: its main chart. Opens the guided tour.")
             st.page_link(view.path, label=f"**{view.title}**", icon=view.icon)
             st.markdown(view.blurb)
+            st.page_link(view.path, label="Start the guided tour", icon=":material/school:",
+                         query_params={"tour": "1"})
 
 
 def app_pages() -> list:
