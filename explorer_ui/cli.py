@@ -41,9 +41,9 @@ def server_port(args: list[str]) -> int:
     return int(port)
 
 
-def _report(visits) -> None:
+def _report(visits, what: str = "pages") -> None:
     failed = [v.url for v in visits if not v.ok]
-    print(f"mondrian-explorer: prewarmed {len(visits) - len(failed)} of {len(visits)} pages"
+    print(f"mondrian-explorer: prewarmed {len(visits) - len(failed)} of {len(visits)} {what}"
           + (f"; failed: {', '.join(failed)}" if failed else ""), file=sys.stderr)
 
 

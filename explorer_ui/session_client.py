@@ -152,6 +152,11 @@ def wait_healthy(base_url: str, timeout: float = 60.0) -> None:
         time.sleep(0.2)
 
 
+#: Tour steps the prewarm visits on every page (a page's tour has at most 6 steps; a
+#: step past its end is a cheap visit of the default link).
+PREWARM_TOUR_STEPS = 6
+
+
 def prewarm(base_url: str, pages=PAGE_PATHS, *, health_timeout: float = 120.0) -> list[Visit]:
     """Visit the default link of every page once, one after the other, so that the
     results a first student would wait for are already in the server's caches.
@@ -161,16 +166,23 @@ def prewarm(base_url: str, pages=PAGE_PATHS, *, health_timeout: float = 120.0) -
     return [asyncio.run(visit(base_url, page)) for page in pages]
 
 
+def prewarm_tours(base_url: str, pages=PAGE_PATHS, steps: int = PREWARM_TOUR_STEPS) -> list[Visit]:
+    """Visit every page's tour steps (``?tour=1`` ...), the links a lecturer shares."""
+    return [asyncio.run(visit(base_url, page, f"tour={step}"))
+            for page in pages if page for step in range(1, steps + 1)]
+
+
 _started = threading.Event()
 
 
 def prewarm_in_background(base_url: str, report=None) -> bool:
     """:func:`prewarm` in a daemon thread, once per process; True if this call started it.
 
-    ``report(visits)`` is called when it is done. The console command starts it with the
-    server; for ``streamlit run app.py`` app.py starts it on its first run with a browser
-    behind it, so the other pages' default links are computed while the first student
-    reads the home page.
+    ``report(visits, what)`` is called when the pages' default links are done
+    (``what="pages"``), and again after their tour steps (``what="tour steps"``). The
+    console command starts it with the server; for ``streamlit run app.py`` app.py starts
+    it on its first run with a browser behind it, so the other pages' default links are
+    computed while the first student reads the home page.
     """
     if _started.is_set():
         return False
@@ -183,7 +195,10 @@ def prewarm_in_background(base_url: str, report=None) -> bool:
             print(f"prewarm skipped: {err}", file=sys.stderr)
             return
         if report is not None:
-            report(visits)
+            report(visits, "pages")
+        tours = prewarm_tours(base_url)
+        if report is not None:
+            report(tours, "tour steps")
 
     threading.Thread(target=run, daemon=True, name="prewarm").start()
     return True
