@@ -1,7 +1,8 @@
-"""Take the README's screenshots: one per page, at the defaults, in headless Chromium.
+"""Take the README's screenshots: one per page, at the first step of its guided tour, in
+headless Chromium, as a 1280 x 720 projector shows it.
 
 Run ``python -m tests.e2e.readme_screenshots`` from the project root; it serves the
-app on a free loopback port and writes ``data/screenshots/<page>.png`` (1400 x 1000
+app on a free loopback port and writes ``data/screenshots/<page>.png`` (1280 x 720
 viewport, device scale 1). Not a test: the e2e tests save their own screenshots to
 ``tests/e2e/screenshots/`` for review.
 """
@@ -31,13 +32,15 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with serve_app(".readme_server.log") as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
         page.goto(url)
         wait_for_app(page, timeout=120_000)
         for i, (name, path) in enumerate(PAGES, 1):
-            page.goto(f"{url}/{path}")
+            page.goto(f"{url}/{path}" + ("?tour=1" if path else ""))
             wait_for_app(page, timeout=180_000)
-            page.wait_for_timeout(1500)  # let Plotly finish drawing
+            if path:  # Plotly has drawn the main chart
+                page.wait_for_selector(".st-key-main_chart .js-plotly-plot .main-svg",
+                                       timeout=60_000)
             page.screenshot(path=str(OUT / f"{name}.png"))
             print(f"[{i}/{len(PAGES)}] {OUT / (name + '.png')}", flush=True)
         browser.close()
