@@ -60,6 +60,13 @@ What is kept per event is the cheaper form: the ``C`` cell values in cell space,
 ``N`` entries of ``alpha`` in the dual; :attr:`LifetimePath.alphas` expands rows on
 demand.
 
+New training points (:meth:`LifetimePath.partial_fit`) extend the trees by the
+conditional Mondrian and keep the old event order (new cuts merged in). From the state
+at which every new point sits only in cells holding no old point, the system is block
+diagonal and each state is the old path's plus an ``n x n`` term (updated, never
+refactorised); before it the states are recomputed by the walk above on the extended
+trees (:func:`lifetime_path_on_trees`), since no per-event factorisation is kept.
+
 Validation (and any new) points are placed with the conditional Mondrian extension
 (Roy and Teh 2009), drawn once for all lifetimes: along its path through each tree a
 point branches off into a cell of its own at a time ``birth + Exp(rate)`` (rate = the
@@ -870,93 +877,132 @@ class _Detached:
     The system is then block diagonal (old rows x old cells, new rows x new cells): each
     state is the old path's state at the same lifetime plus the ``n x n`` system of the
     new rows, ``S_new = prior_variance K_new + noise_variance I``, which changes only when
-    a cell of new rows is cut.
+    a cell of new rows is cut (by ``-(prior_variance / M)`` between the rows of its two
+    children, then one ``n x n`` Cholesky). States are handled in chunks: the old cell
+    values of a chunk come from the old path's stored solutions by one sparse product.
     """
+
+    CHUNK = 64
 
     def __init__(self, path, trees, events, lifetimes, y_new, new_count, born, died, n_primal,
                  offsets, v_flat, alpha_dual, placement, out, t_start):
         self.path, self.trees, self.events, self.lifetimes = path, trees, events, lifetimes
         self.y_new, self.new_count, self.born, self.died = y_new, new_count, born, died
         self.n_primal, self.offsets, self.v_flat = n_primal, offsets, v_flat
-        self.alpha_dual, self.placement, self.out, self.t_start = alpha_dual, placement, out, \
-            t_start
+        self.alpha_dual, self.placement, self.out = alpha_dual, placement, out
+        self.t_start = t_start
         self.N0 = path.y_train.size
+        old = path.trees
+        # (old nodes x old points) membership: a node's value in a dual state is the sum of
+        # alpha over its points, a point's fit the sum of its alive cells' values
+        pts, indptr = _node_points(old, np.arange(old.n_nodes))
+        self.member = sp.csr_matrix((np.ones(pts.size), pts, indptr),
+                                    shape=(old.n_nodes, self.N0))
 
-    def _new_system(self, nodes):
-        """Constants of the new rows' system given their cells ``nodes`` (M, n)."""
-        trees, path = self.trees, self.path
-        M, n = nodes.shape
-        s2n, s2p = path.noise_variance, path.prior_variance
-        P = _indicator(nodes, np.ones_like(nodes, dtype=bool), trees.n_nodes)
-        S = (P @ P.T).toarray() * (s2p / M)
-        S[np.diag_indices(n)] += s2n
+    def _new_system(self, S):
+        """``S_new^{-1} y_new``, its log-density term and residual sum of squares."""
+        path = self.path
         chol, info = _factor(S)
         if info != 0:  # pragma: no cover - excluded by MIN_NOISE_RATIO
-            raise _singular(s2n, s2p)
+            raise _singular(path.noise_variance, path.prior_variance)
         alpha = lapack.dtrtrs(chol, lapack.dtrtrs(chol, self.y_new, lower=1)[0], lower=1,
                               trans=1)[0]
         lml = (-0.5 * float(self.y_new @ alpha) - np.log(np.diag(chol)).sum()
-               - 0.5 * n * _LOG_2PI)
-        values = np.bincount(nodes.ravel(), weights=np.broadcast_to(alpha, (M, n)).ravel(),
-                             minlength=trees.n_nodes) * (s2p / M)
-        return alpha, lml, s2n ** 2 * float(alpha @ alpha), values
+               - 0.5 * self.y_new.size * _LOG_2PI)
+        return alpha, lml, path.noise_variance ** 2 * float(alpha @ alpha)
+
+    def _new_values(self, nodes, alpha):
+        """Cell values of the new rows' cells (array over all nodes, 0 elsewhere)."""
+        M, n = nodes.shape
+        return np.bincount(nodes.ravel(), weights=np.broadcast_to(alpha, (M, n)).ravel(),
+                           minlength=self.trees.n_nodes) * (self.path.prior_variance / M)
+
+    def _old_values(self, ks):
+        """Old cell values (old nodes x len(ks)) of old states ``ks`` (0 where not alive)."""
+        path, sol = self.path, self.path.alphas
+        n_old = path.trees.n_nodes
+        vals = np.zeros((n_old, ks.size))
+        alive = (sol.born[:, None] <= ks) & (ks <= sol.died[:, None])
+        prim = np.flatnonzero(ks < sol.n_primal)
+        for c in prim:  # stored cell values, ascending node id
+            k = ks[c]
+            vals[alive[:, c], c] = sol.v_flat[sol.offsets[k]:sol.offsets[k + 1]]
+        dual = np.flatnonzero(ks >= sol.n_primal)
+        if dual.size:
+            A = sol.alpha_dual[ks[dual] - sol.n_primal].T
+            scale = path.prior_variance / path.trees.n_trees
+            vals[:, dual] = (self.member @ A) * scale * alive[:, dual]
+        return vals
 
     def run(self, first, progress):
         path, trees, events, out = self.path, self.trees, self.events, self.out
-        E, N0 = events.size, self.N0
+        E, N0, M = events.size, self.N0, trees.n_trees
         N = N0 + self.y_new.size
-        n_old_nodes = path.trees.n_nodes
-        states = np.arange(first, E + 1)
-        k_old = np.searchsorted(path.lifetimes, self.lifetimes[states], side="right") - 1
+        s2n, s2p = path.noise_variance, path.prior_variance
+        sol = path.alphas
+        n_old = path.trees.n_nodes
         nodes = trees.nodes_at(float(self.lifetimes[first]))[:, N0:]
-        alpha_n, lml_n, rss_n, new_vals = self._new_system(nodes)
+        P = _indicator(nodes, np.ones_like(nodes, dtype=bool), trees.n_nodes)
+        S = (P @ P.T).toarray() * (s2p / M)
+        S[np.diag_indices_from(S)] += s2n
+        alpha_n, lml_n, rss_n = self._new_system(S)
+        new_vals = self._new_values(nodes, alpha_n)
         old_rss = N0 * path.train_rmse ** 2
-        cached_k, old_vals, old_alpha = -1, None, None
-        has_val = self.placement is not None
-        if has_val:
+        if self.placement is not None:
             n_levels = self.placement.births.shape[-1]
             depth = np.ones(self.placement.branch.shape, dtype=np.int64)
             row_of = np.arange(trees.n_nodes)
-            chunk = 64
-            vals = np.zeros((trees.n_nodes, chunk))
-            pending = []
-        for i, s in enumerate(states):
-            if s > first and self.new_count[events[s - 1]] > 0:
-                # a cut of a cell of new rows: move them to its children, new system
-                j = events[s - 1]
-                for child in (trees.left[j], trees.right[j]):
-                    pts, _ = _node_points(trees, np.array([child]))
-                    nodes[trees.tree[child], pts - N0] = child
-                alpha_n, lml_n, rss_n, new_vals = self._new_system(nodes)
-            k = int(k_old[i])
-            if k != cached_k:
-                cached_k, old_alpha = k, None
-                old_vals = path.alphas.node_values(k)
-            out["lml"][s] = path.log_marginal_likelihood[k] + lml_n
-            out["train_rmse"][s] = np.sqrt(max(old_rss[k] + rss_n, 0.0) / N)
-            full = new_vals.copy()  # cells of new rows; the old cells hold none of them
-            full[:n_old_nodes] += old_vals
-            if s < self.n_primal:
-                cells = np.flatnonzero((self.born <= s) & (s <= self.died))
-                self.v_flat[self.offsets[s]:self.offsets[s + 1]] = full[cells]
-            else:
-                if old_alpha is None:
-                    old_alpha = path.alphas[k]
-                row = self.alpha_dual[s - self.n_primal]
-                row[:N0], row[N0:] = old_alpha, alpha_n
-            if has_val:
-                vals[:, len(pending)] = full
-                pending.append(s)
-                if len(pending) == chunk or s == E:
-                    st = np.array(pending)
-                    pred = np.empty((st.size, path.y_val.size))
-                    _val_block(self.placement, n_levels, depth, vals[:, :st.size], row_of,
-                               self.lifetimes[st], pred)
-                    out["val_rmse"][st] = np.sqrt(np.mean((pred - path.y_val) ** 2, axis=1))
-                    pending = []
-            out["seconds"][s] = time.perf_counter() - self.t_start
-            if progress is not None and (s == E or i % 256 == 0):
-                progress(s / max(E, 1))
+        for c0 in range(first, E + 1, self.CHUNK):
+            states = np.arange(c0, min(c0 + self.CHUNK, E + 1))
+            ks = np.searchsorted(path.lifetimes, self.lifetimes[states], side="right") - 1
+            uk, inv = np.unique(ks, return_inverse=True)
+            old_vals = self._old_values(uk)
+            full = np.zeros((trees.n_nodes, states.size))
+            full[:n_old] = old_vals[:, inv]  # the old cells hold no new row
+            alpha_new = np.empty((states.size, self.y_new.size))
+            for i, s in enumerate(states):
+                if s > first and self.new_count[events[s - 1]] > 0:
+                    # a cut of a cell of new rows: its children's rows part
+                    j = events[s - 1]
+                    pts, indptr = _node_points(trees, np.array([trees.left[j], trees.right[j]]))
+                    ra, rb = pts[:indptr[1]] - N0, pts[indptr[1]:] - N0
+                    S[np.ix_(ra, rb)] -= s2p / M
+                    S[np.ix_(rb, ra)] -= s2p / M
+                    nodes[trees.tree[j], ra] = trees.left[j]
+                    nodes[trees.tree[j], rb] = trees.right[j]
+                    alpha_n, lml_n, rss_n = self._new_system(S)
+                    new_vals = self._new_values(nodes, alpha_n)
+                k = ks[i]
+                out["lml"][s] = path.log_marginal_likelihood[k] + lml_n
+                out["train_rmse"][s] = np.sqrt(max(old_rss[k] + rss_n, 0.0) / N)
+                full[:, i] += new_vals
+                alpha_new[i] = alpha_n
+            prim = states < self.n_primal
+            if prim.any():
+                sp_ = states[prim]
+                alive = (self.born[:, None] <= sp_) & (sp_ <= self.died[:, None])
+                self.v_flat[self.offsets[sp_[0]]:self.offsets[sp_[-1] + 1]] = (
+                    full[:, prim].T[alive.T])
+            if not prim.all():
+                dual = np.flatnonzero(~prim)
+                rows = self.alpha_dual[states[dual] - self.n_primal]
+                kd = ks[dual]
+                old_dual = kd >= sol.n_primal
+                rows[old_dual, :N0] = sol.alpha_dual[kd[old_dual] - sol.n_primal]
+                if not old_dual.all():  # alpha = (y - fit) / s2n from stored cell values
+                    cols = dual[~old_dual]
+                    fit = (self.member.T @ full[:n_old, cols]).T
+                    rows[~old_dual, :N0] = (path.y_train - fit) / s2n
+                rows[:, N0:] = alpha_new[dual]
+                self.alpha_dual[states[dual] - self.n_primal] = rows
+            if self.placement is not None:
+                pred = np.empty((states.size, path.y_val.size))
+                _val_block(self.placement, n_levels, depth, full, row_of, self.lifetimes[states],
+                           pred)
+                out["val_rmse"][states] = np.sqrt(np.mean((pred - path.y_val) ** 2, axis=1))
+            out["seconds"][states] = time.perf_counter() - self.t_start
+            if progress is not None:
+                progress(states[-1] / max(E, 1))
 
 
 def _stored_numbers(N, M, n_events):
