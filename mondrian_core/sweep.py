@@ -466,8 +466,8 @@ class LifetimePath:
         ------
         InputError
             If ``X_new`` or ``y_new`` is invalid (other dimension, lengths that differ,
-            non-finite values), or the enlarged path cannot fit (see
-            :func:`lifetime_path`).
+            non-finite values), the path was not made by this module, or the enlarged
+            path cannot fit (see :func:`lifetime_path`).
         """
         return _update_path(self, X_new, y_new, random_state, block_size, progress, timings)
 
@@ -811,6 +811,10 @@ def _first_detached_state(trees, events, old_count, new_count):
 
 def _update_path(path, X_new, y_new, random_state, block_size, progress, timings):
     """:meth:`LifetimePath.partial_fit` (see there for the algorithm)."""
+    if not isinstance(path.alphas, _Solutions):
+        raise InputError("partial_fit needs a path made by lifetime_path, "
+                         "lifetime_path_on_trees or partial_fit (it reads their stored "
+                         "solutions).")
     clock = _Clock(timings)
     t_start = time.perf_counter()
     X_new = _as_2d(X_new, path.X_train.shape[1], "X_new")

@@ -1,9 +1,12 @@
 """Online update of the lifetime path (``LifetimePath.partial_fit``) against a sweep from
 scratch on the same extended trees (``lifetime_path_on_trees``), event by event."""
+import dataclasses
+
 import numpy as np
 import pytest
+from scipy import stats
 
-from mondrian_core import InputError, lifetime_path, lifetime_path_on_trees
+from mondrian_core import InputError, lifetime_path, lifetime_path_on_trees, lifetime_posterior
 from mondrian_core.sweep import _first_detached_state, _rows_per_node
 
 S2N, S2P = 0.05, 0.7
@@ -111,6 +114,23 @@ def test_several_updates_in_a_row():
     _assert_same_path(path, _reference(path), np.vstack([Xv] + [b[0] for b in batches]))
 
 
+def test_lifetime_posterior_of_the_updated_path_equals_the_reference():
+    """The updated path feeds the lifetime posterior (Supplement B) like a fresh one."""
+    rng = np.random.default_rng(4)
+    X, y = _data(rng, 40)
+    Xn, yn = _data(rng, 6, 3.0, 4.0)
+    path = lifetime_path(X, y, terminal_lifetime=6.0, n_trees=4, noise_variance=S2N,
+                         prior_variance=S2P, random_state=2)
+    new = path.partial_fit(Xn, yn, random_state=3)
+    prior = stats.gamma(2.0, scale=1.5)
+    got, ref = lifetime_posterior(new, prior), lifetime_posterior(_reference(new), prior)
+    np.testing.assert_allclose(got.interval_mass, ref.interval_mass, rtol=0, atol=TOL)
+    np.testing.assert_allclose(got.mean, ref.mean, rtol=TOL)
+    Xq = np.vstack([X[:4], Xn[:3]])
+    for a, b in zip(got.predict(Xq, return_std=True), ref.predict(Xq, return_std=True)):
+        np.testing.assert_allclose(a, b, rtol=0, atol=TOL * max(1.0, np.abs(b).max()))
+
+
 def test_targets_are_used_as_given_not_centred():
     """The sweep has a zero prior mean and does not centre y: new targets far from the old
     mean change no old number through a mean, and the update stays exact."""
@@ -167,6 +187,8 @@ def test_bad_input_is_refused():
         path.partial_fit(Xn, [1.0, np.inf, 0.0])
     with pytest.raises(InputError, match="random_state"):
         path.partial_fit(Xn, yn, random_state="seed")
+    with pytest.raises(InputError, match="made by lifetime_path"):
+        dataclasses.replace(path, alphas=np.asarray(path.alphas)).partial_fit(Xn, yn)
     with pytest.raises(InputError, match="MondrianTrees"):
         lifetime_path_on_trees(X, y)
     with pytest.raises(InputError, match="y_train"):
