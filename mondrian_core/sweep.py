@@ -411,7 +411,8 @@ class LifetimePath:
         (a) The trees are extended to ``X_new`` by one conditional Mondrian draw
         (:meth:`MondrianTrees.extended <mondrian_core.trees.MondrianTrees.extended>`), so
         they are distributed as trees sampled on all points; node ids are kept and the
-        old event order is merged with the new cuts (``O(E)``, no re-sort). (b) The
+        old event order is kept, the new cuts merged into it (``O(E)``; only the new
+        cuts are sorted). (b) The
         per-event numbers are those of :func:`lifetime_path_on_trees` on the extended
         trees, the targets ``[y_train, y_new]`` (used as given: the sweep does not centre
         ``y``, so no old number moves because of a new mean), the same variances,
@@ -430,16 +431,19 @@ class LifetimePath:
         ||S_new^{-1} y_new||^2``; the old cells keep their values and the new cells get
         ``(prior_variance / M)`` times the sums of ``S_new^{-1} y_new`` over their rows.
         ``S_new`` changes only at cuts of new cells (then one ``n x n`` Cholesky), so
-        the states from ``K`` on cost ``O(C)`` each (writing their solutions) plus
-        ``O(n^3)`` per such cut, and reuse the old path's solutions, log marginal
-        likelihood and errors; the old systems are never refactorised. The states before
-        ``K`` (all of them when a new point lies in an old point's leaf, the usual case
-        for points inside the data) are **recomputed** by the block walk of
-        :func:`lifetime_path` on the extended trees: the path keeps no factorisation of
-        its per-event systems (one ``C x C`` or ``N x N`` factor per block would be
-        needed), and without one a low-rank update of an attached state costs as much
-        as the walk. Validation errors are recomputed at every state (the validation
-        points' placement changes with the trees).
+        the states from ``K`` on cost ``O(C)`` each (writing their solutions; an old
+        state stored in the dual form costs one sparse product over its ``N M``
+        cell memberships, 64 states at a time) plus ``O(n^3)`` per such cut, and reuse
+        the old path's solutions, log marginal likelihood and errors; the old systems
+        are never refactorised. The states before ``K`` (all of them when a new point
+        lies in an old point's leaf, the usual case for points inside the data) are
+        **recomputed** by the block walk of :func:`lifetime_path` on the extended trees:
+        the path keeps no factorisation of its per-event systems, and a low-rank
+        update of an attached state by the new rows needs that state's inverse applied
+        to them (``A_k^{-1} Psi_new^T``), which without a stored factor (one ``C x C``
+        or ``N x N`` per block) costs as much as the walk itself. Validation errors are
+        recomputed at every state (the validation points' placement changes with the
+        trees).
 
         Parameters
         ----------
