@@ -197,3 +197,19 @@ def test_bad_input_is_refused():
         lifetime_path_on_trees(path.trees, y, noise_variance=0.0)
     with pytest.raises(InputError, match="extension_seed"):
         lifetime_path_on_trees(path.trees, y, extension_seed=-1)
+
+
+@pytest.mark.parametrize("kind", ["far", "copies", "one"])
+def test_hostile_new_points_still_match_the_reference(kind):
+    """A point 1e300 away (detached at once), copies of old points (never detached) and a
+    single point: the update stays exact."""
+    rng = np.random.default_rng(7)
+    X, y = _data(rng, 30)
+    Xv, yv = _data(rng, 8)
+    path = lifetime_path(X, y, Xv, yv, terminal_lifetime=4.0, n_trees=4, noise_variance=S2N,
+                         prior_variance=S2P, random_state=0)
+    Xn, yn = {"far": (np.array([[1e300, 0.5], [0.5, 0.5]]), np.array([1.0, 0.3])),
+              "copies": (X[:4], y[:4] + 0.1),
+              "one": (np.array([[0.3, 0.6]]), np.array([0.2]))}[kind]
+    new = path.partial_fit(Xn, yn, random_state=1)
+    _assert_same_path(new, _reference(new), np.vstack([Xv, X[:3]]))
