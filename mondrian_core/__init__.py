@@ -55,7 +55,7 @@ from mondrian_core.process import (
                                     projectivity_check,
                                     sample_mondrian_process,
 )
-from mondrian_core.sweep import LifetimePath, lifetime_path
+from mondrian_core.sweep import LifetimePath, lifetime_path, lifetime_path_on_trees
 from mondrian_core.trees import MondrianTrees, sample_mondrian_trees
 
 __version__ = "0.4.0"
@@ -75,7 +75,7 @@ __all__ = [
     "MondrianTrees", "sample_mondrian_trees", "MondrianFeatures", "RandomBinningFeatures",
     "RandomFourierFeatures", "laplace_kernel",
     # the lifetime sweep and posterior
-    "LifetimePath", "lifetime_path", "LifetimePosterior", "lifetime_posterior",
+    "LifetimePath", "lifetime_path", "lifetime_path_on_trees", "LifetimePosterior", "lifetime_posterior",
     "LaplaceLifetimePosterior", "laplace_lifetime_posterior",
     # forests
     "MondrianForestRegressor", "MondrianForestClassifier",

@@ -60,6 +60,13 @@ What is kept per event is the cheaper form: the ``C`` cell values in cell space,
 ``N`` entries of ``alpha`` in the dual; :attr:`LifetimePath.alphas` expands rows on
 demand.
 
+New training points (:meth:`LifetimePath.partial_fit`) extend the trees by the
+conditional Mondrian and keep the old event order (new cuts merged in). From the state
+at which every new point sits only in cells holding no old point, the system is block
+diagonal and each state is the old path's plus an ``n x n`` term (updated, never
+refactorised); before it the states are recomputed by the walk above on the extended
+trees (:func:`lifetime_path_on_trees`), since no per-event factorisation is kept.
+
 Validation (and any new) points are placed with the conditional Mondrian extension
 (Roy and Teh 2009), drawn once for all lifetimes: along its path through each tree a
 point branches off into a cell of its own at a time ``birth + Exp(rate)`` (rate = the
@@ -88,7 +95,8 @@ from mondrian_core._validation import (
 from mondrian_core.errors import InputError
 from mondrian_core.process import max_lifetime
 
-__all__ = ["LifetimePath", "lifetime_path", "place_points", "lifetime_for_cells"]
+__all__ = ["LifetimePath", "lifetime_path", "lifetime_path_on_trees", "place_points",
+           "lifetime_for_cells"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 #: Refuse paths whose stored solutions (``min(C_k, N)`` floats per event) would exceed this.
@@ -268,6 +276,9 @@ class LifetimePath:
         Wall-clock seconds from the call's start until each event's numbers were
         known (events of one block become known together): the sweep's curve in
         the paper's Figure 8.
+    X_val, y_val : ndarray of shape (N_val, D) and (N_val,), optional
+        The validation data of ``val_rmse`` (kept so that :meth:`partial_fit` can
+        extend it); None without validation data.
     _cache, _moments : dict
         Remembered placements and predictive moments (internal).
 
@@ -292,6 +303,8 @@ class LifetimePath:
     extension_seed: int
     event_nodes: np.ndarray
     seconds: np.ndarray = None
+    X_val: np.ndarray = None
+    y_val: np.ndarray = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
     _moments: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -390,6 +403,77 @@ class LifetimePath:
                 self._moments.clear()
             self._moments[key] = moments
         return moments
+
+    def partial_fit(self, X_new, y_new, random_state=None, block_size=None, progress=None,
+                    timings=None) -> LifetimePath:
+        """Return the path with new training points added (online, Supplement C).
+
+        (a) The trees are extended to ``X_new`` by one conditional Mondrian draw
+        (:meth:`MondrianTrees.extended <mondrian_core.trees.MondrianTrees.extended>`), so
+        they are distributed as trees sampled on all points; node ids are kept and the
+        old event order is kept, the new cuts merged into it (``O(E)``; only the new
+        cuts are sorted). (b) The
+        per-event numbers are those of :func:`lifetime_path_on_trees` on the extended
+        trees, the targets ``[y_train, y_new]`` (used as given: the sweep does not centre
+        ``y``, so no old number moves because of a new mean), the same variances,
+        validation data and ``extension_seed``; they equal a sweep from scratch on those
+        trees to rounding.
+
+        How (b) is computed. At lifetime ``t`` a new point may share cells with old
+        points (*attached*) or, in every tree, sit only in cells that hold no old point
+        (*detached*: it branched off, e.g. a point far outside the old data). Once all
+        new points are detached (from state ``K`` on) the ridge system is block
+        diagonal, old rows x old cells and new rows x new cells, so every number is the
+        old path's at the same lifetime plus an ``n x n`` term (the chain rule
+        ``p(y, y_new) = p(y) p(y_new | y)`` with ``y_new`` independent of ``y``):
+        ``log p`` adds ``log N(y_new; 0, S_new)``, ``S_new = prior_variance K_new +
+        noise_variance I``; the residual sum of squares adds ``noise_variance^2
+        ||S_new^{-1} y_new||^2``; the old cells keep their values and the new cells get
+        ``(prior_variance / M)`` times the sums of ``S_new^{-1} y_new`` over their rows.
+        ``S_new`` changes only at cuts of new cells (then one ``n x n`` Cholesky), so
+        the states from ``K`` on cost ``O(C)`` each (writing their solutions; an old
+        state stored in the dual form costs one sparse product over its ``N M``
+        cell memberships, 64 states at a time) plus ``O(n^3)`` per such cut, and reuse
+        the old path's solutions, log marginal likelihood and errors; the old systems
+        are never refactorised. The states before ``K`` (all of them when a new point
+        lies in an old point's leaf, the usual case for points inside the data) are
+        **recomputed** by the block walk of :func:`lifetime_path` on the extended trees:
+        the path keeps no factorisation of its per-event systems, and a low-rank
+        update of an attached state by the new rows needs that state's inverse applied
+        to them (``A_k^{-1} Psi_new^T``), which without a stored factor (one ``C x C``
+        or ``N x N`` per block) costs as much as the walk itself. Validation errors are
+        recomputed at every state (the validation points' placement changes with the
+        trees).
+
+        Parameters
+        ----------
+        X_new : array-like of shape (n, D)
+            The new training points.
+        y_new : array-like of shape (n,)
+            Their targets.
+        random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+            Seeds the conditional Mondrian draw that extends the trees.
+        block_size : int, optional
+            Events per factorisation of the recomputed states (default: measured).
+        progress : callable, optional
+            Called with the fraction of events done (0..1).
+        timings : dict, optional
+            Filled with the seconds spent in each stage (``"update detached"`` for the
+            states updated from the old path).
+
+        Returns
+        -------
+        LifetimePath
+            A new path over ``vstack([X_train, X_new])``; this one is unchanged.
+
+        Raises
+        ------
+        InputError
+            If ``X_new`` or ``y_new`` is invalid (other dimension, lengths that differ,
+            non-finite values), the path was not made by this module, or the enlarged
+            path cannot fit (see :func:`lifetime_path`).
+        """
+        return _update_path(self, X_new, y_new, random_state, block_size, progress, timings)
 
     def coef(self, lifetime):
         """Return the ridge weights of the cells alive at ``lifetime``.
@@ -589,7 +673,7 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     for name, v in (("terminal_lifetime", terminal_lifetime), ("noise_variance", noise_variance),
                     ("prior_variance", prior_variance)):
         check_real(v, name, strict=True)
-    M, N = check_count(n_trees, "n_trees"), X_train.shape[0]
+    M = check_count(n_trees, "n_trees")
     s2n, s2p = float(noise_variance), float(prior_variance)
     if s2n < MIN_NOISE_RATIO * s2p:
         raise _singular(s2n, s2p)
@@ -600,22 +684,333 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     trees = sample_mondrian_trees(X_train, M, float(terminal_lifetime), random_state=rng)
     ext_seed = int(rng.integers(2**63 - 1))
     clock("trees")
+    return _path_on_trees(trees, y, X_val if has_val else None, y_val if has_val else None,
+                          s2n, s2p, ext_seed, block_size, progress, clock, t_start)
+
+
+def lifetime_path_on_trees(trees, y_train, X_val=None, y_val=None, noise_variance=0.1,
+                           prior_variance=1.0, extension_seed=0, block_size=None,
+                           progress=None, timings=None) -> LifetimePath:
+    """The lifetime sweep of :func:`lifetime_path` on given trees (no sampling).
+
+    Runs the same event walk on ``trees`` (e.g. trees grown online by
+    :meth:`MondrianTrees.extended <mondrian_core.trees.MondrianTrees.extended>`) and
+    their fitted points ``trees.X_fit``: the reference a :meth:`LifetimePath.partial_fit`
+    is compared with, and a way to re-run a sweep with other variances on one set of
+    trees. ``lifetime_path(X, y, ..., random_state=s)`` equals this function on the trees
+    it sampled with its ``extension_seed``.
+
+    Parameters
+    ----------
+    trees : MondrianTrees
+        The Mondrians; their terminal lifetime is the sweep's.
+    y_train : array-like of shape (N,)
+        Targets of the fitted points ``trees.X_fit`` (used as given, zero prior mean).
+    X_val, y_val : array-like of shape (N_val, D) and (N_val,), optional
+        Validation data; their RMSE is recorded at every event.
+    noise_variance, prior_variance : float, default=0.1 and 1.0
+        ``sigma_n^2`` and ``sigma_w^2`` (see :func:`lifetime_path`).
+    extension_seed : int, default=0
+        Seed of the conditional Mondrian placement of new points (``>= 0``).
+    block_size : int, optional
+        Events per factorisation (default: measured while sweeping).
+    progress : callable, optional
+        Called with the fraction of events done (0..1).
+    timings : dict, optional
+        Filled with the seconds spent in each stage.
+
+    Returns
+    -------
+    LifetimePath
+        The path over every event of ``trees``.
+
+    Raises
+    ------
+    InputError
+        If ``trees`` is not a ``MondrianTrees``, a datum or parameter is invalid, or the
+        path cannot fit (see :func:`lifetime_path`).
+    """
+    from mondrian_core.trees import MondrianTrees
+
+    if not isinstance(trees, MondrianTrees):
+        raise InputError("trees must be MondrianTrees (from sample_mondrian_trees or "
+                         f"MondrianTrees.extended), got {type(trees).__name__}.")
+    y = check_target(y_train, trees.X_fit, "y_train")
+    if y.size < 2:
+        raise InputError("The sweep needs at least 2 training points; the trees hold "
+                         f"{y.size}.")
+    has_val = X_val is not None and y_val is not None
+    if has_val:
+        X_val = _as_2d(X_val, trees.n_features_in, "X_val")
+        y_val = check_target(y_val, X_val, "y_val")
+    s2n = check_real(noise_variance, "noise_variance", strict=True)
+    s2p = check_real(prior_variance, "prior_variance", strict=True)
+    if s2n < MIN_NOISE_RATIO * s2p:
+        raise _singular(s2n, s2p)
+    seed = check_count(extension_seed, "extension_seed", minimum=0)
+    return _path_on_trees(trees, y, X_val if has_val else None, y_val if has_val else None,
+                          s2n, s2p, seed, block_size, progress, _Clock(timings),
+                          time.perf_counter())
+
+
+def _path_on_trees(trees, y, X_val, y_val, s2n, s2p, ext_seed, block_size, progress, clock,
+                   t_start):
+    """The sweep over every event of ``trees`` (arguments already checked)."""
+    M, N = trees.n_trees, y.size
     events = np.asarray(trees.events(), dtype=np.int64)
     times = trees.split_time[events]
     _check_fits(N, M, times)
     lifetimes = np.concatenate([[0.0], times])
-    placement = place_points(trees, X_val, ext_seed) if has_val else None
+    placement = place_points(trees, X_val, ext_seed) if X_val is not None else None
     clock("place validation")
-    sweep = _Sweep(trees, events, y, s2n, s2p, placement, y_val if has_val else None,
-                   block_size, clock, t_start)
+    sweep = _Sweep(trees, events, y, s2n, s2p, placement, y_val, block_size, clock, t_start)
     sweep.run(progress)
     return LifetimePath(
         lifetimes=lifetimes, n_features=M + np.arange(events.size + 1),
         train_rmse=sweep.train_rmse(), val_rmse=sweep.val_rmse,
         log_marginal_likelihood=sweep.log_marginal_likelihood(), trees=trees,
-        alphas=sweep.solutions(lifetimes), X_train=X_train, y_train=y, noise_variance=s2n,
-        prior_variance=s2p, terminal_lifetime=float(terminal_lifetime),
-        extension_seed=ext_seed, event_nodes=events, seconds=sweep.seconds)
+        alphas=sweep.solutions(lifetimes), X_train=trees.X_fit, y_train=y, noise_variance=s2n,
+        prior_variance=s2p, terminal_lifetime=float(trees.lifetime),
+        extension_seed=ext_seed, event_nodes=events, seconds=sweep.seconds,
+        X_val=X_val, y_val=y_val)
+
+
+# --------------------------------------------------------------- online update
+
+
+def _merged_events(old_events, trees, n_old):
+    """The event order of extended trees from the old one: the new cut nodes (ids from
+    ``n_old``; old nodes keep their ids and cut times) merged in by time, ties by id as
+    :meth:`MondrianTrees.events` (an old id is smaller than every new one)."""
+    fresh = np.flatnonzero(trees.left[n_old:] >= 0) + n_old
+    fresh = fresh[np.lexsort((fresh, trees.split_time[fresh]))]
+    at = np.searchsorted(trees.split_time[old_events], trees.split_time[fresh], side="right")
+    return np.insert(np.asarray(old_events, dtype=np.int64), at, fresh)
+
+
+def _rows_per_node(trees, rows):
+    """Number of the rows flagged in ``rows`` (bool, N) held by each node."""
+    cum = np.zeros((trees.n_trees, trees.n_samples + 1))
+    np.cumsum(rows[trees.order], axis=1, out=cum[:, 1:])
+    return np.rint(cum[trees.tree, trees.stop] - cum[trees.tree, trees.start]).astype(np.int64)
+
+
+def _first_detached_state(trees, events, old_count, new_count):
+    """The first state from which no new row shares a cell with an old row (E+1: none).
+
+    A new row leaves the old rows of a tree when the lowest node on its path holding old
+    rows is cut; if that node is its leaf, it never does.
+    """
+    E = events.size
+    leaves = trees.left < 0
+    if np.any(leaves & (old_count > 0) & (new_count > 0)):
+        return E + 1
+    par = trees.parent
+    top = (old_count == 0) & (par >= 0)
+    top[top] = old_count[par[top]] > 0  # new-only nodes whose parent holds old rows
+    pos = np.full(trees.n_nodes, -1, dtype=np.int64)
+    pos[events] = np.arange(E)
+    return int(pos[par[top]].max()) + 1
+
+
+def _update_path(path, X_new, y_new, random_state, block_size, progress, timings):
+    """:meth:`LifetimePath.partial_fit` (see there for the algorithm)."""
+    if not isinstance(path.alphas, _Solutions):
+        raise InputError("partial_fit needs a path made by lifetime_path, "
+                         "lifetime_path_on_trees or partial_fit (it reads their stored "
+                         "solutions).")
+    clock = _Clock(timings)
+    t_start = time.perf_counter()
+    X_new = _as_2d(X_new, path.X_train.shape[1], "X_new")
+    y_new = check_target(y_new, X_new, "y_new")
+    rng = check_random_state(random_state)
+    old_trees = path.trees
+    trees = old_trees.extended(X_new, random_state=rng)
+    clock("extend trees")
+    N0 = path.y_train.size
+    y = np.concatenate([path.y_train, y_new])
+    M, N = trees.n_trees, y.size
+    events = _merged_events(path.event_nodes, trees, old_trees.n_nodes)
+    E = events.size
+    lifetimes = np.concatenate([[0.0], trees.split_time[events]])
+    _check_fits(N, M, lifetimes[1:])
+    s2n, s2p = path.noise_variance, path.prior_variance
+    placement = (place_points(trees, path.X_val, path.extension_seed)
+                 if path.X_val is not None else None)
+    clock("place validation")
+    is_old = np.arange(N) < N0
+    old_count = _rows_per_node(trees, is_old)
+    new_count = (trees.stop - trees.start) - old_count
+    first = _first_detached_state(trees, events, old_count, new_count)
+    # states 0 .. first-1: the block walk on the extended trees (no stored factor to update)
+    scaled = None if progress is None else (lambda f: progress(f * (first - 1) / max(E, 1)))
+    sweep = _Sweep(trees, events[:first - 1], y, s2n, s2p, placement, path.y_val, block_size,
+                   clock, t_start)
+    sweep.run(scaled)
+    died = np.full(trees.n_nodes, E, dtype=np.int64)
+    died[events] = np.arange(E)
+    born = np.zeros(trees.n_nodes, dtype=np.int64)
+    kids = trees.parent >= 0
+    born[kids] = died[trees.parent[kids]] + 1
+    n_primal = int(min(max(N - M, 0), E + 1))
+    offsets = np.concatenate([[0], np.cumsum(M + np.arange(n_primal))])
+    v_flat = np.empty(int(offsets[-1]))
+    v_flat[:sweep.v_flat.size] = sweep.v_flat
+    alpha_dual = np.empty((E + 1 - n_primal, N))
+    if first > n_primal:
+        alpha_dual[:first - n_primal] = sweep.alpha_dual
+    out = dict(lml=np.empty(E + 1), train_rmse=np.empty(E + 1),
+               val_rmse=np.full(E + 1, np.nan), seconds=np.empty(E + 1))
+    out["lml"][:first] = sweep.log_marginal_likelihood()
+    out["train_rmse"][:first] = sweep.train_rmse()
+    out["val_rmse"][:first] = sweep.val_rmse
+    out["seconds"][:first] = sweep.seconds
+    if first <= E:
+        _Detached(path, trees, events, lifetimes, y_new, new_count, born, died, n_primal,
+                  offsets, v_flat, alpha_dual, placement, out, t_start).run(first, progress)
+        clock("update detached")
+    return LifetimePath(
+        lifetimes=lifetimes, n_features=M + np.arange(E + 1), train_rmse=out["train_rmse"],
+        val_rmse=out["val_rmse"], log_marginal_likelihood=out["lml"], trees=trees,
+        alphas=_Solutions(trees, y, s2n, s2p, lifetimes, born, died, n_primal, offsets,
+                          v_flat, alpha_dual),
+        X_train=trees.X_fit, y_train=y, noise_variance=s2n, prior_variance=s2p,
+        terminal_lifetime=path.terminal_lifetime, extension_seed=path.extension_seed,
+        event_nodes=events, seconds=out["seconds"], X_val=path.X_val, y_val=path.y_val)
+
+
+class _Detached:
+    """The states from which every new row sits in cells of new rows only.
+
+    The system is then block diagonal (old rows x old cells, new rows x new cells): each
+    state is the old path's state at the same lifetime plus the ``n x n`` system of the
+    new rows, ``S_new = prior_variance K_new + noise_variance I``, which changes only when
+    a cell of new rows is cut (by ``-(prior_variance / M)`` between the rows of its two
+    children, then one ``n x n`` Cholesky). States are handled in chunks: the old cell
+    values of a chunk come from the old path's stored solutions by one sparse product.
+    """
+
+    CHUNK = 64
+
+    def __init__(self, path, trees, events, lifetimes, y_new, new_count, born, died, n_primal,
+                 offsets, v_flat, alpha_dual, placement, out, t_start):
+        self.path, self.trees, self.events, self.lifetimes = path, trees, events, lifetimes
+        self.y_new, self.new_count, self.born, self.died = y_new, new_count, born, died
+        self.n_primal, self.offsets, self.v_flat = n_primal, offsets, v_flat
+        self.alpha_dual, self.placement, self.out = alpha_dual, placement, out
+        self.t_start = t_start
+        self.N0 = path.y_train.size
+        old = path.trees
+        # (old nodes x old points) membership: a node's value in a dual state is the sum of
+        # alpha over its points, a point's fit the sum of its alive cells' values
+        pts, indptr = _node_points(old, np.arange(old.n_nodes))
+        self.member = sp.csr_matrix((np.ones(pts.size), pts, indptr),
+                                    shape=(old.n_nodes, self.N0))
+
+    def _new_system(self, S):
+        """``S_new^{-1} y_new``, its log-density term and residual sum of squares."""
+        path = self.path
+        chol, info = _factor(S)
+        if info != 0:  # pragma: no cover - excluded by MIN_NOISE_RATIO
+            raise _singular(path.noise_variance, path.prior_variance)
+        alpha = lapack.dtrtrs(chol, lapack.dtrtrs(chol, self.y_new, lower=1)[0], lower=1,
+                              trans=1)[0]
+        lml = (-0.5 * float(self.y_new @ alpha) - np.log(np.diag(chol)).sum()
+               - 0.5 * self.y_new.size * _LOG_2PI)
+        return alpha, lml, path.noise_variance ** 2 * float(alpha @ alpha)
+
+    def _new_values(self, nodes, alpha):
+        """Cell values of the new rows' cells (array over all nodes, 0 elsewhere)."""
+        M, n = nodes.shape
+        return np.bincount(nodes.ravel(), weights=np.broadcast_to(alpha, (M, n)).ravel(),
+                           minlength=self.trees.n_nodes) * (self.path.prior_variance / M)
+
+    def _old_values(self, ks):
+        """Old cell values (old nodes x len(ks)) of old states ``ks`` (0 where not alive)."""
+        path, sol = self.path, self.path.alphas
+        n_old = path.trees.n_nodes
+        vals = np.zeros((n_old, ks.size))
+        alive = (sol.born[:, None] <= ks) & (ks <= sol.died[:, None])
+        prim = np.flatnonzero(ks < sol.n_primal)
+        for c in prim:  # stored cell values, ascending node id
+            k = ks[c]
+            vals[alive[:, c], c] = sol.v_flat[sol.offsets[k]:sol.offsets[k + 1]]
+        dual = np.flatnonzero(ks >= sol.n_primal)
+        if dual.size:
+            A = sol.alpha_dual[ks[dual] - sol.n_primal].T
+            scale = path.prior_variance / path.trees.n_trees
+            vals[:, dual] = (self.member @ A) * scale * alive[:, dual]
+        return vals
+
+    def run(self, first, progress):
+        path, trees, events, out = self.path, self.trees, self.events, self.out
+        E, N0, M = events.size, self.N0, trees.n_trees
+        N = N0 + self.y_new.size
+        s2n, s2p = path.noise_variance, path.prior_variance
+        sol = path.alphas
+        n_old = path.trees.n_nodes
+        nodes = trees.nodes_at(float(self.lifetimes[first]))[:, N0:]
+        P = _indicator(nodes, np.ones_like(nodes, dtype=bool), trees.n_nodes)
+        S = (P @ P.T).toarray() * (s2p / M)
+        S[np.diag_indices_from(S)] += s2n
+        alpha_n, lml_n, rss_n = self._new_system(S)
+        new_vals = self._new_values(nodes, alpha_n)
+        old_rss = N0 * path.train_rmse ** 2
+        if self.placement is not None:
+            n_levels = self.placement.births.shape[-1]
+            depth = np.ones(self.placement.branch.shape, dtype=np.int64)
+            row_of = np.arange(trees.n_nodes)
+        for c0 in range(first, E + 1, self.CHUNK):
+            states = np.arange(c0, min(c0 + self.CHUNK, E + 1))
+            ks = np.searchsorted(path.lifetimes, self.lifetimes[states], side="right") - 1
+            uk, inv = np.unique(ks, return_inverse=True)
+            old_vals = self._old_values(uk)
+            full = np.zeros((trees.n_nodes, states.size))
+            full[:n_old] = old_vals[:, inv]  # the old cells hold no new row
+            alpha_new = np.empty((states.size, self.y_new.size))
+            for i, s in enumerate(states):
+                if s > first and self.new_count[events[s - 1]] > 0:
+                    # a cut of a cell of new rows: its children's rows part
+                    j = events[s - 1]
+                    pts, indptr = _node_points(trees, np.array([trees.left[j], trees.right[j]]))
+                    ra, rb = pts[:indptr[1]] - N0, pts[indptr[1]:] - N0
+                    S[np.ix_(ra, rb)] -= s2p / M
+                    S[np.ix_(rb, ra)] -= s2p / M
+                    nodes[trees.tree[j], ra] = trees.left[j]
+                    nodes[trees.tree[j], rb] = trees.right[j]
+                    alpha_n, lml_n, rss_n = self._new_system(S)
+                    new_vals = self._new_values(nodes, alpha_n)
+                k = ks[i]
+                out["lml"][s] = path.log_marginal_likelihood[k] + lml_n
+                out["train_rmse"][s] = np.sqrt(max(old_rss[k] + rss_n, 0.0) / N)
+                full[:, i] += new_vals
+                alpha_new[i] = alpha_n
+            prim = states < self.n_primal
+            if prim.any():
+                sp_ = states[prim]
+                alive = (self.born[:, None] <= sp_) & (sp_ <= self.died[:, None])
+                self.v_flat[self.offsets[sp_[0]]:self.offsets[sp_[-1] + 1]] = (
+                    full[:, prim].T[alive.T])
+            if not prim.all():
+                dual = np.flatnonzero(~prim)
+                rows = self.alpha_dual[states[dual] - self.n_primal]
+                kd = ks[dual]
+                old_dual = kd >= sol.n_primal
+                rows[old_dual, :N0] = sol.alpha_dual[kd[old_dual] - sol.n_primal]
+                if not old_dual.all():  # alpha = (y - fit) / s2n from stored cell values
+                    cols = dual[~old_dual]
+                    fit = (self.member.T @ full[:n_old, cols]).T
+                    rows[~old_dual, :N0] = (path.y_train - fit) / s2n
+                rows[:, N0:] = alpha_new[dual]
+                self.alpha_dual[states[dual] - self.n_primal] = rows
+            if self.placement is not None:
+                pred = np.empty((states.size, path.y_val.size))
+                _val_block(self.placement, n_levels, depth, full, row_of, self.lifetimes[states],
+                           pred)
+                out["val_rmse"][states] = np.sqrt(np.mean((pred - path.y_val) ** 2, axis=1))
+            out["seconds"][states] = time.perf_counter() - self.t_start
+            if progress is not None:
+                progress(states[-1] / max(E, 1))
 
 
 def _stored_numbers(N, M, n_events):
