@@ -29,6 +29,18 @@ STREAM_WIDTH = 4.0
 #: The grid of the 1-D fits: the data's [0, STREAM_WIDTH] and a margin on each side.
 GRID = (-0.4, 4.4, 241)
 
+#: Training regions for the uncertainty maps, as fractions of the data's bounding box.
+REGIONS = {
+    "left half": ((0.0, 0.0), (0.5, 1.0)),
+    "centre square": ((0.25, 0.25), (0.75, 0.75)),
+    "bottom-left quarter": ((0.0, 0.0), (0.5, 0.5)),
+}
+REGION = "left half"
+#: Points of the 2-D regression surface mapped when the chosen set is a classification set.
+MAP_POINTS = 600
+#: Grid points per axis of the uncertainty maps.
+MAP_RESOLUTION = 90
+
 
 def stream_data(n: int, seed: int):
     """The 1-D stream's points: the toy data with jumps, stretched to [0, STREAM_WIDTH].

@@ -36,18 +36,17 @@ from explorer_ui.widgets import (
 from mondrian_core import datasets
 from mondrian_core.cost import check_online_cost
 from mondrian_core.errors import InputError
-from mondrian_core.experiments.online import online_kernel_forest, online_run, uncertainty_maps
+from mondrian_core.experiments.online import (
+    online_kernel_forest,
+    online_run,
+    uncertainty_maps_in_region,
+)
 from mondrian_core.figures import forest as figs
 from mondrian_core.figures import online as online_figs
 
 require_app_navigation()
 
-#: Training regions for the uncertainty maps, as fractions of the data's bounding box.
-REGIONS = {
-    "left half": ((0.0, 0.0), (0.5, 1.0)),
-    "centre square": ((0.25, 0.25), (0.75, 0.75)),
-    "bottom-left quarter": ((0.0, 0.0), (0.5, 0.5)),
-}
+REGIONS = D.REGIONS
 MAX_BATCHES = 100
 
 TOUR = Tour("online-forest", [
@@ -100,15 +99,9 @@ def _stream(n, batch, lifetime, n_trees, seed):
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _maps(data, region, lifetime, n_trees, seed):
-    box_lo, box_hi = data.X.min(axis=0), data.X.max(axis=0)
-    width = box_hi - box_lo
-    lo = box_lo + np.asarray(REGIONS[region][0]) * width
-    up = box_lo + np.asarray(REGIONS[region][1]) * width
-    maps = uncertainty_maps(data.X, data.y, train_lower=lo, train_upper=up,
-                            grid_lower=box_lo - 0.5 * width, grid_upper=box_hi + 0.5 * width,
-                            resolution=90, n_estimators=n_trees, lifetime=lifetime,
-                            random_state=seed)
-    inside = np.all((data.X >= lo) & (data.X <= up), axis=1)
+    maps, inside = uncertainty_maps_in_region(data.X, data.y, REGIONS[region],
+                                              resolution=D.MAP_RESOLUTION, n_estimators=n_trees,
+                                              lifetime=lifetime, random_state=seed)
     return maps, data.X[inside]
 
 
@@ -138,7 +131,7 @@ playing = side.toggle("Play (one batch a second)", key="play",
                       help="Pause to look at a batch; the step slider moves by hand too.")
 step_box = side.container()  # the step slider, drawn by the fragment below
 side.markdown("**Uncertainty maps**")
-region = url_choice("Training region", "region", list(REGIONS), default="left half",
+region = url_choice("Training region", "region", list(REGIONS), default=D.REGION,
                     container=side,
                     help="Part of the data's bounding box whose points are used for training.")
 show_data = url_toggle("Show training points", "showpts", default=True, container=side)
@@ -240,7 +233,7 @@ if predict_then_reveal(
     if data.task == "regression":
         map_data, which = data, "the chosen data set"
     else:
-        map_data, which = datasets.regression_surface_2d(600, random_state=seed), (
+        map_data, which = datasets.regression_surface_2d(D.MAP_POINTS, random_state=seed), (
             "the 2-D regression surface (the chosen set is a classification set)")
     with user_errors():
         with st.spinner("Fitting the three forests..."):

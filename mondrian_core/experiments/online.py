@@ -18,7 +18,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -456,6 +456,8 @@ class StreamFits:
         The kernel's feature columns (non-empty cells of all trees) after each batch.
     f : ndarray of shape (G,) or None
         The true function on the grid, if known.
+    kernel : OnlineKernelRidge or None
+        The online kernel after the last batch (to check it against a batch fit).
     """
 
     X: np.ndarray
@@ -468,6 +470,8 @@ class StreamFits:
     forest_std: np.ndarray
     n_features: np.ndarray
     f: np.ndarray | None = None
+    # the model, not what the figures show: left out of comparisons and figure cache keys
+    kernel: OnlineKernelRidge | None = field(default=None, compare=False, repr=False)
 
 
 def online_kernel_forest(X, y, *, grid, batch_size=20, n_trees=10, lifetime=10.0,
@@ -549,9 +553,58 @@ def online_kernel_forest(X, y, *, grid, batch_size=20, n_trees=10, lifetime=10.0
             out[key].append(value)
     return StreamFits(X, y, grid, np.asarray(out["n_seen"]), np.asarray(out["km"]),
                       np.asarray(out["ks"]), np.asarray(out["fm"]), np.asarray(out["fs"]),
-                      np.asarray(out["nf"]), None if f is None else np.asarray(f, float))
+                      np.asarray(out["nf"]), None if f is None else np.asarray(f, float),
+                      kernel)
+
+
+def uncertainty_maps_in_region(X, y, region, *, margin=0.5, resolution=80, n_estimators=10,
+                               lifetime=5.0, random_state=None):
+    """:func:`uncertainty_maps` trained on a part of the data's bounding box.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        Inputs.
+    y : array-like of shape (N,)
+        Targets.
+    region : pair of pairs of float
+        Lower and upper corners of the training region, as fractions of the data's
+        bounding box (``((0, 0), (0.5, 1))`` is the left half).
+    margin : float, default=0.5
+        The grid extends the bounding box by this fraction of its width on every side.
+    resolution : int, default=80
+        Grid points per axis.
+    n_estimators : int, default=10
+        Trees per forest.
+    lifetime : float, default=5.0
+        The Mondrian forest's lifetime.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    maps : UncertaintyMaps
+        The maps.
+    inside : ndarray of bool, shape (N,)
+        Which points were trained on.
+
+    Raises
+    ------
+    InputError
+        If fewer than 5 points fall in the training region.
+    """
+    X = np.asarray(X, float)
+    box_lo, box_hi = X.min(axis=0), X.max(axis=0)
+    width = box_hi - box_lo
+    lo = box_lo + np.asarray(region[0], float) * width
+    up = box_lo + np.asarray(region[1], float) * width
+    maps = uncertainty_maps(X, y, train_lower=lo, train_upper=up,
+                            grid_lower=box_lo - margin * width, grid_upper=box_hi + margin * width,
+                            resolution=resolution, n_estimators=n_estimators, lifetime=lifetime,
+                            random_state=random_state)
+    return maps, np.all((X >= lo) & (X <= up), axis=1)
 
 
 __all__ = ["OnlineKernelRidge", "OnlineRun", "StreamFits", "TreeSnapshot", "UncertaintyMaps",
-           "online_kernel_forest", "online_run", "uncertainty_maps",
+           "online_kernel_forest", "online_run", "uncertainty_maps", "uncertainty_maps_in_region",
            "NO_CHANGE", "EXTEND", "INSERT_ABOVE", "SPLIT_LEAF"]
