@@ -51,9 +51,10 @@ MAX_BATCHES = 100
 
 TOUR = Tour("online-forest", [
     Step("The first batch",
-         f"The first {D.BATCH} points build tree 1 from scratch: a handful of cells, each "
-         "drawn only over the extent of its own points. Every split is new (thick red) and "
-         "every point is a diamond: they all just arrived.",
+         f"The first {D.BATCH} points build tree 1 from scratch: every split is new (thick "
+         "red) and every point is a diamond, since they all just arrived. Most points still "
+         "sit alone in a leaf, whose cell (the extent of its points) is a mere dot; cells "
+         "grow into boxes as more points arrive.",
          {"step": 1}),
     Step("A batch extends the tree",
          "After five batches most new points land inside existing cells or only stretch a "
@@ -66,10 +67,10 @@ TOUR = Tour("online-forest", [
          "arrival.",
          {"step": 11}),
     Step("A short lifetime",
-         r"With lifetime $\lambda = 1.5$ the Mondrian stops early: a few large cells, and "
-         "most new points change nothing. A longer lifetime means finer cells and more "
-         "splits per batch.",
-         {"step": D.STEP, "lifetime": 1.5}),
+         r"With lifetime $\lambda = 1$ the Mondrian stops early: a few large cells, and "
+         "most points of the batch (grey diamonds) change nothing. A longer lifetime means "
+         "finer cells and more splits per batch; here the forest's accuracy suffers.",
+         {"step": D.STEP, "lifetime": 1.0}),
     Step("Kernel and forest on one stream",
          "Scroll to the 1-D stream: points arrive from left to right. After three batches "
          "both the online kernel and the online forest are confident over the seen points "
