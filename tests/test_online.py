@@ -10,6 +10,7 @@ from mondrian_core.datasets import regression_surface_2d, toy_jumps_1d, two_moon
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.online import (
     OnlineKernelRidge,
+    check_stream_cost,
     online_kernel_forest,
     online_run,
     uncertainty_maps,
@@ -139,3 +140,9 @@ def _batch_ridge(Phi, y, ratio):
     """The obvious batch solution (Phi^T Phi + ratio I)^{-1} Phi^T y, densely."""
     Phi = Phi.toarray()
     return np.linalg.solve(Phi.T @ Phi + ratio * np.eye(Phi.shape[1]), Phi.T @ y)
+
+
+def test_stream_cost_check_names_what_to_lower():
+    check_stream_cost(210, 20, 10, 3.0, 4.0)  # the page's defaults pass
+    with pytest.raises(InputError, match="Lower the lifetime"):
+        check_stream_cost(210, 20, 30, 30.0, 4.0)

@@ -29,6 +29,7 @@ from sklearn.ensemble import (
     RandomForestRegressor,
 )
 
+from mondrian_core._blas import single_blas_thread
 from mondrian_core._validation import check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.forest import (
@@ -543,6 +544,15 @@ def online_kernel_forest(X, y, *, grid, batch_size=20, n_trees=10, lifetime=10.0
                                      noise_variance=noise_variance,
                                      prior_variance=prior_variance)
     out = {k: [] for k in ("n_seen", "km", "ks", "fm", "fs", "nf")}
+    with single_blas_thread():  # small factorisations: BLAS threads only contend
+        _stream_into(kernel, forest, X, y, grid, batch_size, out)
+    return StreamFits(X, y, grid, np.asarray(out["n_seen"]), np.asarray(out["km"]),
+                      np.asarray(out["ks"]), np.asarray(out["fm"]), np.asarray(out["fs"]),
+                      np.asarray(out["nf"]), None if f is None else np.asarray(f, float),
+                      kernel)
+
+
+def _stream_into(kernel, forest, X, y, grid, batch_size, out):
     for start in range(0, len(X), batch_size):
         stop = min(start + batch_size, len(X))
         kernel.partial_fit(X[start:stop], y[start:stop])
@@ -551,10 +561,6 @@ def online_kernel_forest(X, y, *, grid, batch_size=20, n_trees=10, lifetime=10.0
         fm, fs = forest.predict(grid[:, None], return_std=True, include_noise=False)
         for key, value in zip(out, (stop, km, ks, fm, fs, len(kernel.weights_))):
             out[key].append(value)
-    return StreamFits(X, y, grid, np.asarray(out["n_seen"]), np.asarray(out["km"]),
-                      np.asarray(out["ks"]), np.asarray(out["fm"]), np.asarray(out["fs"]),
-                      np.asarray(out["nf"]), None if f is None else np.asarray(f, float),
-                      kernel)
 
 
 def uncertainty_maps_in_region(X, y, region, *, margin=0.5, resolution=80, n_estimators=10,
@@ -605,6 +611,47 @@ def uncertainty_maps_in_region(X, y, region, *, margin=0.5, resolution=80, n_est
     return maps, np.all((X >= lo) & (X <= up), axis=1)
 
 
+#: Largest ``batches * C**3`` (C: expected kernel features) of one kernel stream: a few
+#: seconds of Cholesky factorisations on one core.
+STREAM_KERNEL_BUDGET = 2e10
+
+
+def check_stream_cost(n_points, batch_size, n_trees, lifetime, width):
+    """Raise :class:`InputError` if the online kernel's stream would be too slow for a page.
+
+    Each batch refactorises the ``C x C`` matrix ``A``; a 1-D Mondrian of lifetime
+    ``lifetime`` on an interval of length ``width`` has ``1 + lifetime * width`` cells
+    on average, so ``C`` is about ``n_trees * (1 + lifetime * width)``.
+
+    Parameters
+    ----------
+    n_points : int
+        Points streamed.
+    batch_size : int
+        Points per batch (>= 1).
+    n_trees : int
+        Trees of the kernel.
+    lifetime : float
+        Their lifetime.
+    width : float
+        Length of the interval the points fill.
+
+    Raises
+    ------
+    InputError
+        If ``batches * C**3`` exceeds :data:`STREAM_KERNEL_BUDGET`; the message says what
+        to lower.
+    """
+    batches = -(-int(n_points) // max(int(batch_size), 1))
+    features = n_trees * (1.0 + lifetime * width)
+    if batches * features ** 3 > STREAM_KERNEL_BUDGET:
+        raise InputError(
+            f"The 1-D stream's kernel would have about {features:,.0f} features, refitted "
+            f"after each of {batches} batches: too slow here. Lower the lifetime or the "
+            "number of trees, or raise the batch size, to see it.")
+
+
 __all__ = ["OnlineKernelRidge", "OnlineRun", "StreamFits", "TreeSnapshot", "UncertaintyMaps",
-           "online_kernel_forest", "online_run", "uncertainty_maps", "uncertainty_maps_in_region",
+           "STREAM_KERNEL_BUDGET", "check_stream_cost", "online_kernel_forest", "online_run",
+           "uncertainty_maps", "uncertainty_maps_in_region",
            "NO_CHANGE", "EXTEND", "INSERT_ABOVE", "SPLIT_LEAF"]

@@ -96,3 +96,10 @@ def test_prediction_reveals_the_uncertainty_maps():
     assert len(charts) == N_CHARTS + 1
     assert "Standard deviation of the prediction" in charts[-1].proto.spec
     assert any("Right." in m.value for m in at.markdown)
+
+
+def test_a_too_slow_kernel_stream_is_a_warning_and_the_rest_runs():
+    at = run_page(PAGE, query=SMALL | {"trees": "30", "lifetime": "30.0"})
+    assert not at.exception and not at.error
+    assert "1-D stream" in at.warning[0].value
+    assert len(at.get("plotly_chart")) == N_CHARTS - 1  # the tree, scores and operations
