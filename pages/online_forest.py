@@ -214,9 +214,10 @@ def growing_tree():
                 "tree", params={**run_params, "step": step + 1}, main=True)
     ops = run.snapshots[step].operations
     st.caption(
-        f"**Batch {step + 1} of {n_steps}: {seen} of {len(train.X)} points seen.** Diamonds: "
-        "the batch just arrived, coloured by what each point did to this tree; thick red: "
-        "splits it created. Cells cover only their own points' extent. In this tree: "
+        f"**Batch {step + 1} of {n_steps}: {seen} of {len(train.X)} points seen** (dots, "
+        "coloured by class). Diamonds: the batch just arrived, coloured by what each point did "
+        "to this tree; thick red: splits it created. Cells cover only their own points' "
+        "extent. In this tree: "
         + ", ".join(f"{figs.OPERATION_NAMES[k].split(' (')[0]} {int(np.sum(ops == k))}"
                     for k in range(4)) + ".")
     if st.session_state.get("play") and step + 1 == n_steps:

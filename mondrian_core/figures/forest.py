@@ -22,8 +22,10 @@ from mondrian_core.figures.theme import (
 from mondrian_core.forest import EXTEND, INSERT_ABOVE, NO_CHANGE, OPERATION_NAMES, SPLIT_LEAF
 
 KERNEL_COLOUR, FOREST_COLOUR = BLUE, RED
-OPERATION_COLOURS = {NO_CHANGE: GREY, EXTEND: "#E0A800", INSERT_ABOVE: BLUE, SPLIT_LEAF: RED}
-#: Legend names of the operations in the one-tree plot (short: the legend sits below it).
+# Mondrian's yellow for "extend": the darker #E0A800 and red both turn orange in the
+# colour-blind safe palette (#E69F00 next to #D55E00)
+OPERATION_COLOURS = {NO_CHANGE: GREY, EXTEND: YELLOW, INSERT_ABOVE: BLUE, SPLIT_LEAF: RED}
+#: Legend names of the batch's points in the one-tree plot (short: the legend sits below it).
 _SHORT_OPERATION_NAMES = {NO_CHANGE: "no change", EXTEND: "extend", INSERT_ABOVE: "insert above",
                           SPLIT_LEAF: "split leaf"}
 
@@ -169,18 +171,20 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
         xs = np.column_stack([seg[:, 0], seg[:, 2], np.full(len(seg), np.nan)]).ravel()
         ys = np.column_stack([seg[:, 1], seg[:, 3], np.full(len(seg), np.nan)]).ravel()
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip",
-                                 name="new split" if new else "split",
+                                 name="new split" if new else "split", showlegend=new,
                                  line=dict(color=RED if new else BLACK, width=5 if new else 2)))
+    # only the batch's marks in the legend (the counts are in the page's caption): a legend
+    # of every mark took as much height as the plot in projector mode
     if task == "classification":
         for k, label in enumerate(np.unique(y_seen)):
             sel = y_seen == label
             fig.add_trace(go.Scatter(x=X_seen[sel, 0], y=X_seen[sel, 1], mode="markers",
-                                     name=f"class {label}",
+                                     name=f"class {label}", showlegend=False,
                                      marker=dict(size=8, color=SERIES[(k + 3) % len(SERIES)],
                                                  opacity=0.55)))
     else:
         fig.add_trace(go.Scatter(x=X_seen[:, 0], y=X_seen[:, 1], mode="markers", name="seen",
-                                 marker=dict(size=8, color=y_seen, colorscale=SEQUENTIAL,
+                                 showlegend=False, marker=dict(size=8, color=y_seen, colorscale=SEQUENTIAL,
                                              opacity=0.6, showscale=False)))
     for op in OPERATION_NAMES:
         sel = snapshot.operations == op
@@ -188,7 +192,7 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
             continue
         fig.add_trace(go.Scatter(
             x=snapshot.new_points[sel, 0], y=snapshot.new_points[sel, 1], mode="markers",
-            name=f"new, {_SHORT_OPERATION_NAMES[op]}: {int(sel.sum())}",
+            name=_SHORT_OPERATION_NAMES[op],
             marker=dict(size=14, color=OPERATION_COLOURS[op], symbol="diamond",
                         line=dict(color=BLACK, width=1.5))))
     if box is not None:
@@ -199,7 +203,7 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
     fig.update_layout(margin=dict(t=40))
     styled(fig, title="Tree 1 of the forest: its cells and splits", height=height)
     # below the plot, not beside it: beside, the legend takes a third of a narrow column
-    return legend_below(fig, gap=72, legend_height=66)
+    return legend_below(fig, gap=80, legend_height=40)
 
 
 def online_scores(run, step=None, *, height=420) -> go.Figure:

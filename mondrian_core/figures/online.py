@@ -43,9 +43,9 @@ def stream_fits_figure(stream, step, *, height=470) -> go.Figure:
     first = int(stream.n_seen[step - 1]) if step > 0 else 0
     x, y, g = stream.X[:, 0], stream.y, stream.grid
     # short panel titles: two of them share the width of a laptop's main column
-    panels = ((f"Kernel: one ridge fit, {stream.n_features[step]} cells", BLUE,
+    panels = ((f"Kernel: ridge on {stream.n_features[step]} cells", BLUE,
                stream.kernel_mean[step], stream.kernel_std[step]),
-              ("Forest: trees fitted alone", RED,
+              ("Forest: trees alone", RED,
                stream.forest_mean[step], stream.forest_std[step]))
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=[p[0] for p in panels])
@@ -74,9 +74,10 @@ def stream_fits_figure(stream, step, *, height=470) -> go.Figure:
                                  legendgroup="new", showlegend=legend), row=1, col=col)
         fig.add_trace(go.Scatter(x=g, y=mean, mode="lines", name=name.split(":")[0] + " mean",
                                  line=dict(color=colour, width=3)), row=1, col=col)
-        fig.update_xaxes(title="x", range=[g[0], g[-1]], row=1, col=col)
+        # no axis title: in projector mode it ran into the legend below
+        fig.update_xaxes(range=[g[0], g[-1]], row=1, col=col)
     fig.update_yaxes(title="y", range=[lo - pad, hi + pad], row=1, col=1)
     fig.update_annotations(yshift=6, font=dict(size=14))  # subplot titles clear of the frame
     styled(fig, title=f"The same stream, after {seen} of {len(x)} points", height=height)
     fig.update_layout(margin=dict(t=85))  # the title above the two panel titles
-    return legend_below(fig, gap=70, legend_height=50)
+    return legend_below(fig, gap=45, legend_height=50)
