@@ -276,7 +276,10 @@ if predict_then_reveal(
     st.caption(
         f"Regression on {which}, trained inside the dashed box; the map extends the data's "
         "box by half its width on every side. Shown: the standard deviation of the predicted "
-        "function value (no observation noise), as in the slides' uncertainty comparison.")
+        "function value (no observation noise), as in the slides' uncertainty comparison. "
+        "Read each panel against itself: RandomForest's and ExtraTrees' stripes carry the "
+        "level at the data's border outwards unchanged, while the Mondrian forest darkens "
+        "with distance.")
 
 st.caption(
     "**Credits.** The regression forest's hierarchical smoothing is a variant of "
