@@ -1,13 +1,37 @@
-"""Online Mondrian forest: mini-batches, one tree's partition growing, accuracy, uncertainty."""
+"""Online Mondrian forest: mini-batches, one tree growing, the online kernel beside the forest.
+
+Claims (checked at the defaults by ``tests/claims/test_online_forest.py``):
+
+1. The online Mondrian kernel (ridge regression on Mondrian features, extended by
+   ``partial_fit`` and updated batch by batch as in Supplement C of Balog et al. 2016)
+   ends, after the last batch, at exactly the batch ridge fit on all the points with
+   the same trees.
+2. On a stream that arrives from left to right, mid-stream (the default batch) both the
+   online kernel and the online forest are confident where points have arrived and
+   uncertain beyond them: their standard deviation right of the seen points is several
+   times that over the seen points.
+3. Each batch extends the tree, never rebuilds it: at the default batch most new points
+   change nothing or stretch a range, a few add splits (drawn thick), and every earlier
+   split stays.
+4. (The question's answer.) Trained inside a box, only the Mondrian forest grows
+   uncertain away from it; RandomForest's and ExtraTrees' spread stays constant beyond the
+   data's border.
+
+On 210 points the online forest's held-out accuracy ends within a few test points of the
+retrained RandomForest and ExtraTrees (each test point is about 1%), not above them: the
+slides' "online matches batch" is about distribution, and this set is small.
+"""
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
+from explorer_ui import defaults_online_forest as D
 from explorer_ui.cache import CACHE_TTL
 from explorer_ui.data import PLANE_KINDS, data_params, data_source_picker
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
+from explorer_ui.tour import Step, Tour, predict_then_reveal
 from explorer_ui.widgets import (
     page_header,
     seed_control,
@@ -20,23 +44,54 @@ from explorer_ui.widgets import (
 from mondrian_core import datasets
 from mondrian_core.cost import check_online_cost
 from mondrian_core.errors import InputError
-from mondrian_core.experiments.online import online_run, uncertainty_maps
+from mondrian_core.experiments.online import (
+    check_stream_cost,
+    online_kernel_forest,
+    online_run,
+    uncertainty_maps_in_region,
+)
 from mondrian_core.figures import forest as figs
+from mondrian_core.figures import online as online_figs
 
 require_app_navigation()
 
-#: Training regions for the uncertainty maps, as fractions of the data's bounding box.
-REGIONS = {
-    "left half": ((0.0, 0.0), (0.5, 1.0)),
-    "centre square": ((0.25, 0.25), (0.75, 0.75)),
-    "bottom-left quarter": ((0.0, 0.0), (0.5, 0.5)),
-}
+REGIONS = D.REGIONS
 MAX_BATCHES = 100
+
+TOUR = Tour("online-forest", [
+    Step("The first batch",
+         f"The first {D.BATCH} points build tree 1 from scratch: every split is new (thick "
+         "red) and every point is a diamond, since they all just arrived. Most points still "
+         "sit alone in a leaf, whose cell (the extent of its points) is a mere dot; cells "
+         "grow into boxes as more points arrive.",
+         {"step": 1}),
+    Step("A batch extends the tree",
+         "After five batches most new points land inside existing cells or only stretch a "
+         "cell's range (yellow and grey diamonds); a few branch off and create the thick red "
+         "splits. Every earlier split is still there: the tree is extended, never rebuilt.",
+         {"step": D.STEP}),
+    Step("All the data",
+         "After the last batch the tree holds every training point. By projectivity it has "
+         "the same distribution as a tree built in one go on all of them, in any order of "
+         "arrival.",
+         {"step": 11}),
+    Step("A short lifetime",
+         r"With lifetime $\lambda = 1$ the Mondrian stops early: a few large cells, and "
+         "most points of the batch (grey diamonds) change nothing. A longer lifetime means "
+         "finer cells and more splits per batch; here the forest's accuracy suffers.",
+         {"step": D.STEP, "lifetime": 1.0}),
+    Step("Kernel and forest on one stream",
+         "Scroll to the 1-D stream: points arrive from left to right. After three batches "
+         "both the online kernel and the online forest are confident over the seen points "
+         "and their band widens to the right, where nothing has arrived yet.",
+         {"step": 3}),
+])
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _run(data, batch, lifetime, n_trees, seed):
-    train, test = datasets.train_val_test_split(data, (0.7, 0.3), random_state=seed)
+    train, test = datasets.train_val_test_split(data, (D.TRAIN_FRACTION, 1 - D.TRAIN_FRACTION),
+                                                random_state=seed)
     run = online_run(train.X, train.y, train.task, X_test=test.X, y_test=test.y,
                      batch_size=batch, n_estimators=n_trees, lifetime=lifetime,
                      random_state=seed)
@@ -44,16 +99,19 @@ def _run(data, batch, lifetime, n_trees, seed):
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
+def _stream(n, batch, lifetime, n_trees, seed):
+    grid = np.linspace(*D.GRID)
+    return online_kernel_forest(*D.stream_data(n, seed), grid=grid, batch_size=batch,
+                                n_trees=n_trees, lifetime=lifetime,
+                                noise_variance=D.NOISE_VARIANCE, prior_variance=D.PRIOR_VARIANCE,
+                                f=D.stream_truth(grid), left_to_right=True, random_state=seed)
+
+
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _maps(data, region, lifetime, n_trees, seed):
-    box_lo, box_hi = data.X.min(axis=0), data.X.max(axis=0)
-    width = box_hi - box_lo
-    lo = box_lo + np.asarray(REGIONS[region][0]) * width
-    up = box_lo + np.asarray(REGIONS[region][1]) * width
-    maps = uncertainty_maps(data.X, data.y, train_lower=lo, train_upper=up,
-                            grid_lower=box_lo - 0.5 * width, grid_upper=box_hi + 0.5 * width,
-                            resolution=90, n_estimators=n_trees, lifetime=lifetime,
-                            random_state=seed)
-    inside = np.all((data.X >= lo) & (data.X <= up), axis=1)
+    maps, inside = uncertainty_maps_in_region(data.X, data.y, REGIONS[region],
+                                              resolution=D.MAP_RESOLUTION, n_estimators=n_trees,
+                                              lifetime=lifetime, random_state=seed)
     return maps, data.X[inside]
 
 
@@ -62,39 +120,82 @@ page_header(
     "Points arrive in mini-batches and every tree is *extended*, never rebuilt: the "
     "conditional Mondrian (slides, \"Online training\") either **inserts a split above** an "
     "existing one, **extends a split** to the new range, or **splits a leaf**. The online "
-    "trees have exactly the distribution of batch trees on all the data seen so far.",
+    "trees have exactly the distribution of batch trees on all the data seen so far "
+    "(projectivity of the Mondrian process). The same holds for the Mondrian kernel "
+    "(Balog et al. 2016, Supplement C): its features are the cells of such trees, so its "
+    "ridge fit can be updated as points arrive.",
+    tour=TOUR,
 )
 
-with st.sidebar:
-    data = data_source_picker("data", kinds=PLANE_KINDS, default="moons")
-c1, c2, c3 = st.columns(3)
-with c1:
-    batch = url_slider("Mini-batch size (points)", "batch", min_value=5, max_value=200,
-                       default=20, step=5)
-with c2:
-    n_trees = url_slider("Trees", "trees", min_value=1, max_value=30, default=10)
-with c3:
-    lifetime = url_slider("Lifetime λ (1 / input units)", "lifetime", min_value=0.5,
-                          max_value=30.0, default=6.0, step=0.5)
-seed = seed_control()
+side = st.sidebar
+with side:
+    data = data_source_picker("data", kinds=PLANE_KINDS, default=D.DATA)
+side.markdown("**Online forest**")
+batch = url_slider("Mini-batch size (points)", "batch", min_value=5, max_value=200,
+                   default=D.BATCH, step=5, container=side)
+n_trees = url_slider("Trees $M$", "trees", min_value=1, max_value=30, default=D.TREES,
+                     container=side)
+lifetime = url_slider(r"Lifetime $\lambda$ (1 / input units)", "lifetime", min_value=0.5,
+                      max_value=30.0, default=D.LIFETIME, step=0.5, container=side)
+playing = side.toggle("Play (one batch a second)", key="play",
+                      help="Pause to look at a batch; the step slider moves by hand too.")
+step_box = side.container()  # the step slider, drawn by the fragment below
+side.markdown("**Uncertainty maps**")
+region = url_choice("Training region", "region", list(REGIONS), default=D.REGION,
+                    container=side,
+                    help="Part of the data's bounding box whose points are used for training.")
+show_data = url_toggle("Show training points", "showpts", default=True, container=side)
+seed = seed_control(default=D.SEED, container=side)
 
 with user_errors():
-    n_train = int(round(0.7 * data.n_samples))
+    n_train = int(round(D.TRAIN_FRACTION * data.n_samples))
     if n_train / batch > MAX_BATCHES:
         raise InputError(f"{n_train} training points in batches of {batch} make more than "
                          f"{MAX_BATCHES} batches (each retrains two forests): raise the batch "
                          f"size to at least {int(np.ceil(n_train / MAX_BATCHES))} or use fewer "
                          "points.")
-    check_online_cost(n_train, batch, n_trees, train_fraction=0.7)
+    check_online_cost(n_train, batch, n_trees, train_fraction=D.TRAIN_FRACTION)
     with st.spinner("Streaming the data into the forest and retraining the baselines..."):
         run, train = _run(data, batch, lifetime, n_trees, seed)
+stream, stream_error = None, None
+try:  # a stream too slow for these settings leaves the rest of the page working
+    check_stream_cost(len(train.X), batch, n_trees, lifetime, D.STREAM_WIDTH)
+    with st.spinner("Streaming the 1-D data into the online kernel and forest..."):
+        stream = _stream(len(train.X), batch, lifetime, n_trees, seed)
+except InputError as err:
+    stream_error = str(err)
 n_steps = len(run.n_seen)
 run_params = {**data_params(data.name), "batch": batch, "trees": n_trees, "lam": lifetime,
               "seed": seed}
 
-st.subheader("One tree grows, batch by batch")
-playing = st.toggle("Play (advance one batch every second)", key="play",
-                    help="Pause to look at a batch; the step slider moves by hand too.")
+
+def stream_chart(step):
+    """The 1-D stream's two fits after batch ``step`` (0-based), with its caption."""
+    show_figure(cached_figure(online_figs.stream_fits_figure, stream,
+                              min(step, len(stream.n_seen) - 1)),
+                "kernel-vs-forest-stream", params={**run_params, "step": step + 1})
+    st.caption(
+        f"A 1-D stream of {len(stream.X)} points with jumps (true function dashed), arriving "
+        f"from left to right in the same {n_steps} batches. Both models extend their trees; "
+        "the kernel then updates its ridge fit (band: $\\pm 2$ posterior std of $f$).")
+
+
+def kernel_explained():
+    with st.expander("How the kernel learns online (Supplement C)"):
+        st.markdown(
+            "After `partial_fit` every earlier point stays in its cell, so the features "
+            r"$\Phi$ of earlier points keep their columns and the new cells only append "
+            r"columns. With $\delta^2 = \sigma^2 / \sigma_w^2$ the regularised covariance "
+            "is updated, not recomputed:")
+        st.latex(r"A \leftarrow \begin{pmatrix} A & 0 \\ 0 & \delta^2 I_k \end{pmatrix}"
+                 r" + \Phi_{\mathrm{new}}^\top \Phi_{\mathrm{new}}, \qquad "
+                 r"b \leftarrow b + \Phi_{\mathrm{new}}^\top y_{\mathrm{new}}, \qquad "
+                 r"\hat w = A^{-1} b")
+        st.markdown(
+            "for $k$ new cells and a batch $\\Phi_{\\mathrm{new}}$. After the last batch "
+            r"$\hat w$ equals the batch ridge fit on all points with the same trees "
+            r"(to $10^{-8}$, checked by the tests). The forest fits each tree's leaves "
+            "alone and averages the trees; the kernel fits all cells jointly.")
 
 
 @st.fragment(run_every=1.0 if playing else None)
@@ -103,74 +204,89 @@ def growing_tree():
         advance = 1 if st.session_state.get("play") else 0
         st.session_state["step"] = max(1, min(st.session_state["step"] + advance, n_steps))
     step = url_slider("After batch", "step", min_value=1, max_value=n_steps,
-                      default=min(5, n_steps), step=1,
-                      help="Which mini-batch has just arrived.") - 1
+                      default=min(D.STEP, n_steps), step=1, container=step_box,
+                      help="Which mini-batch has just arrived (both streams).") - 1
     seen = run.n_seen[step]
     lo = train.X.min(axis=0) - 0.05 * np.ptp(train.X, axis=0)
     hi = train.X.max(axis=0) + 0.05 * np.ptp(train.X, axis=0)
-    show_figure(cached_figure(figs.tree_partition, run.snapshots[step], train.X[:seen], train.y[:seen],
-                                    task=run.task, box=(lo, hi)),
-                "tree", params={**run_params, "step": step + 1})
-    left, right = st.columns([3, 2])
-    with left:
-        ops = run.snapshots[step].operations
-        st.markdown(
-            f"**{seen} of {len(train.X)} training points seen.** The diamonds are the batch "
-            "that just arrived, coloured by what each did to this tree; thick red lines are the splits "
-            "it created. Cells are drawn over the extent of their own points only: a "
-            "Mondrian tree commits to a split only within the range of its data, which is "
-            "what makes the online extension exact.")
-    with right:
-        st.markdown("**This batch, in this tree:**\n" + "\n".join(
-            f"- {figs.OPERATION_NAMES[k]}: **{int(np.sum(ops == k))}**" for k in range(4)))
-        st.caption("Whatever a point does, it costs one walk from the root to (at most) a "
-                   "leaf: time proportional to the depth of the tree.")
-        if st.session_state.get("play") and step + 1 == n_steps:
-            st.info("Reached the last batch: pause, or lower the step to replay.")
+    show_figure(cached_figure(figs.tree_partition, run.snapshots[step], train.X[:seen],
+                              train.y[:seen], task=run.task, box=(lo, hi)),
+                "tree", params={**run_params, "step": step + 1}, main=True)
+    ops = run.snapshots[step].operations
+    st.caption(
+        f"**Batch {step + 1} of {n_steps}: {seen} of {len(train.X)} points seen** (dots, "
+        "coloured by class). Diamonds: the batch just arrived, coloured by what each point did "
+        "to this tree; thick red: splits it created. Cells cover only their own points' "
+        "extent. In this tree: "
+        + ", ".join(f"{figs.OPERATION_NAMES[k].split(' (')[0]} {int(np.sum(ops == k))}"
+                    for k in range(4)) + ".")
+    if st.session_state.get("play") and step + 1 == n_steps:
+        st.info("Reached the last batch: pause, or lower the step to replay.")
+
+    st.subheader("The online kernel beside the online forest")
+    if stream is None:
+        st.warning(stream_error)
+    else:
+        stream_chart(step)
+    kernel_explained()
     sc, oc = st.columns(2)
     with sc:
         show_figure(cached_figure(figs.online_scores, run, step), "scores",
                     params={**run_params, "step": step + 1})
-        best = {k: v[step] for k, v in run.scores.items()}
         st.caption(
-            f"{run.score_name[0].upper() + run.score_name[1:]} on the "
-            f"{data.n_samples - len(train.X)} held-out "
-            f"points (30% of the set) after {seen} points: "
-            + ", ".join(f"{k} {v:.3f}" for k, v in best.items())
-            + ". RandomForest and ExtraTrees are retrained from scratch on all points so far "
-              "after each batch (the slides' \"periodically re-trained batch versions\"); "
-              "the Mondrian forest only extends its trees.")
+            f"Held-out {run.score_name} ({data.n_samples - len(train.X)} points). "
+            "RandomForest and ExtraTrees are retrained from scratch on all points so far "
+            "after each batch; the Mondrian forest only extends its trees. On so few points "
+            "the three differ by a few test points, either way.")
     with oc:
         show_figure(cached_figure(figs.operation_counts, run, step), "operations",
                     params={**run_params, "step": step + 1})
-        st.caption("Per batch, how many (point, tree) insertions caused each operation, "
-                   "summed over all trees.")
+        st.caption("Per batch, the (point, tree) insertions by operation, all trees. "
+                   "Each costs one walk from the root: time proportional to the depth.")
 
 
 growing_tree()
 
 st.subheader("Uncertainty away from the training data")
-region = url_choice("Training region", "region", list(REGIONS), default="left half",
-                    help="Part of the data's bounding box whose points are used for training.")
-show_data = url_toggle("Show training points", "showpts", default=True)
-if data.task == "regression":
-    map_data, which = data, "the chosen data set"
-else:
-    map_data, which = datasets.regression_surface_2d(600, random_state=seed), (
-        "the 2-D regression surface (the chosen set is a classification set)")
-with user_errors():
-    with st.spinner("Fitting the three forests..."):
-        maps, X_in = _maps(map_data, region, lifetime, n_trees, seed)
-    show_figure(cached_figure(figs.uncertainty_maps_figure, maps, X_in if show_data else None),
-                "uncertainty-maps",
-                params={**(data_params(data.name) if map_data is data else {"data": map_data.name}),
-                        "region": region, "trees": n_trees, "lam": lifetime, "seed": seed})
-st.markdown(
-    f"Regression on {which}, trained only on the points inside the dashed box; the map "
-    "extends the data's box by half its width on every side. Shown is the standard deviation "
-    "of the predicted function value (without observation noise). The Mondrian forest's "
-    "averages over every way a test point can branch off into a new leaf, more likely the "
-    "farther it is from the data, so it rises towards the prior's level away from the box. "
-    "RandomForest and ExtraTrees (the spread of their trees' predictions) stay as "
-    "confident far away as at the border of the data, because their cells extend to "
-    "infinity. This mirrors the slides' uncertainty comparison (Lakshminarayanan et al. 2016).")
+if predict_then_reveal(
+        "far",
+        "A forest is trained only on the points inside a box. Far outside the box, how "
+        "uncertain is its prediction?",
+        ["As uncertain as at the box's border", "More uncertain the farther away",
+         "Less uncertain than inside"],
+        1,
+        "For the **Mondrian forest**: a test point far away branches off into a new, empty "
+        "leaf near the root of every tree, so its prediction falls back towards the prior "
+        "and its standard deviation rises. RandomForest and ExtraTrees stay as confident "
+        "far away as at the border, because their outer cells extend to infinity."):
+    if data.task == "regression":
+        map_data, which = data, "the chosen data set"
+    else:
+        map_data, which = datasets.regression_surface_2d(D.MAP_POINTS, random_state=seed), (
+            "the 2-D regression surface (the chosen set is a classification set)")
+    with user_errors():
+        with st.spinner("Fitting the three forests..."):
+            maps, X_in = _maps(map_data, region, lifetime, n_trees, seed)
+        show_figure(cached_figure(figs.uncertainty_maps_figure, maps,
+                                  X_in if show_data else None),
+                    "uncertainty-maps",
+                    params={**(data_params(data.name) if map_data is data
+                               else {"data": map_data.name}),
+                            "region": region, "trees": n_trees, "lam": lifetime, "seed": seed})
+    st.caption(
+        f"Regression on {which}, trained inside the dashed box; the map extends the data's "
+        "box by half its width on every side. Shown: the standard deviation of the predicted "
+        "function value (no observation noise), as in the slides' uncertainty comparison. "
+        "Read each panel against itself: RandomForest's and ExtraTrees' stripes carry the "
+        "level at the data's border outwards unchanged, while the Mondrian forest darkens "
+        "with distance.")
+
+st.caption(
+    "**Credits.** The regression forest's hierarchical smoothing is a variant of "
+    "Lakshminarayanan, Roy and Teh (AISTATS 2016): node means follow a Brownian motion with "
+    "increments linear in time (theirs: a sigmoid of time), which gives every leaf the prior "
+    r"$\mathcal{N}(m, \sigma_w^2)$ and makes the average over where a test point branches off "
+    "exact (they approximate it). When a test point branches off above node $j$, the "
+    r"classifier gives the new node the tables $\min(c_{jk}, 1)$ of $j$'s children, as every "
+    "internal node of the Kneser-Ney model has, whereas the authors' code (`predict_class` in "
+    "balajiln/mondrianforest) gives it $j$'s own counts, which weighs $j$'s labels more.")

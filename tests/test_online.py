@@ -1,11 +1,23 @@
-"""Online runs and uncertainty maps (the online forest page's core), and their figures."""
+"""Online runs, the online kernel, uncertainty maps (the online forest page's core), and
+their figures."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from mondrian_core.datasets import regression_surface_2d, two_moons
-from mondrian_core.experiments.online import online_run, uncertainty_maps
+from mondrian_core import MondrianFeatures
+from mondrian_core.datasets import regression_surface_2d, toy_jumps_1d, two_moons
+from mondrian_core.errors import InputError
+from mondrian_core.experiments.online import (
+    OnlineKernelRidge,
+    check_stream_cost,
+    online_kernel_forest,
+    online_run,
+    uncertainty_maps,
+)
 from mondrian_core.figures import forest as figs
+from mondrian_core.figures import online as online_figs
+from mondrian_core.figures.theme import MIN_FONT, font_sizes
 
 
 def test_online_run_records_every_batch():
@@ -48,3 +60,89 @@ def test_uncertainty_grows_away_from_the_training_region_for_the_mondrian_forest
         right = maps.std[name][:, maps.grid_x > 0.6]
         np.testing.assert_allclose(right, right[:, :1] * np.ones_like(right))
     assert len(figs.uncertainty_maps_figure(maps, data.X).data) == 6
+
+
+def _jumps_stream(n=120, seed=4):
+    data = toy_jumps_1d(n, 0.15, random_state=seed)
+    order = np.argsort(data.X[:, 0])
+    return data.X[order], data.y[order]
+
+
+def test_partial_fit_keeps_earlier_rows_in_their_columns():
+    """The premise of the online kernel (Supplement C): extending the trees moves no
+    earlier point out of its cell, so earlier rows only gain zero columns."""
+    X, _ = _jumps_stream()
+    feats = MondrianFeatures(lifetime=12.0, n_trees=8, random_state=0).fit(X[:40])
+    before = feats.transform(X[:40]).toarray()
+    feats.partial_fit(X[40:])  # all to the right: many new cells
+    after = feats.transform(feats.X_fit_).toarray()
+    assert after.shape[1] > before.shape[1]
+    np.testing.assert_array_equal(after[:40, :before.shape[1]], before)
+    assert not after[:40, before.shape[1]:].any()
+
+
+def test_online_kernel_ridge_equals_the_batch_fit_after_every_batch():
+    """Updating A and Phi^T y batch by batch is exact: after each batch the weights are the
+    ridge solution on the points so far with the trees as they are then."""
+    X, y = _jumps_stream()
+    model = OnlineKernelRidge(lifetime=12.0, n_trees=8, noise_variance=0.05,
+                              prior_variance=1.0, random_state=1)
+    for start in range(0, len(X), 25):
+        model.partial_fit(X[start:start + 25], y[start:start + 25])
+        seen = y[:start + 25]
+        Phi = model.features_.transform(model.features_.X_fit_)
+        w = _batch_ridge(Phi, seen - seen.mean(), model.ratio)
+        np.testing.assert_allclose(model.weights_, w, rtol=0, atol=1e-8)
+        assert model.n_seen_ == len(seen) and np.isclose(model.y_mean_, seen.mean())
+
+
+def test_online_kernel_std_is_the_prior_far_away_and_small_on_the_data():
+    X, y = _jumps_stream()
+    model = OnlineKernelRidge(lifetime=12.0, n_trees=8, noise_variance=0.05,
+                              prior_variance=2.0, random_state=1).partial_fit(X, y)
+    mean, std = model.predict([[X.max() + 50.0], [X[60, 0]]], return_std=True)
+    # far away every tree puts the point alone in a new cell: the prior, and the mean of y
+    assert np.isclose(std[0], np.sqrt(2.0)) and np.isclose(mean[0], y.mean())
+    # on the data: below the noise std (each cell averages at least one observation)
+    assert std[1] < np.sqrt(0.05)
+    np.testing.assert_array_equal(model.predict(X[:5]), model.predict(X[:5], return_std=True)[0])
+
+
+def test_online_kernel_forest_records_both_fits_and_draws_them():
+    X, y = _jumps_stream(90)
+    grid = np.linspace(-0.1, 1.1, 50)
+    rng_order = np.random.default_rng(0).permutation(len(X))
+    stream = online_kernel_forest(X[rng_order], y[rng_order], grid=grid, batch_size=20,
+                                  n_trees=4, lifetime=10.0, left_to_right=True,
+                                  f=np.zeros(50), random_state=2)
+    np.testing.assert_array_equal(stream.n_seen, [20, 40, 60, 80, 90])
+    assert np.all(np.diff(stream.X[:, 0]) >= 0)  # sorted: the stream goes left to right
+    for name in ("kernel_mean", "kernel_std", "forest_mean", "forest_std"):
+        assert getattr(stream, name).shape == (5, 50), name
+    assert np.all(np.diff(stream.n_features) >= 0)  # columns are only ever appended
+    assert len(stream.kernel.weights_) == stream.n_features[-1]
+    fig = online_figs.stream_fits_figure(stream, 2)
+    assert len(fig.data) == 10 and min(font_sizes(fig)) >= MIN_FONT
+    with pytest.raises(InputError):
+        online_kernel_forest(np.c_[X, X], y, grid=grid)
+
+
+def test_online_page_figures_keep_every_font_readable():
+    train, test = two_moons(90, random_state=0), two_moons(40, random_state=1)
+    run = online_run(train.X, train.y, "classification", X_test=test.X, y_test=test.y,
+                     batch_size=20, n_estimators=3, lifetime=4.0, random_state=0)
+    for fig in (figs.tree_partition(run.snapshots[2], train.X[:60], train.y[:60]),
+                figs.online_scores(run, 2), figs.operation_counts(run, 2)):
+        assert min(font_sizes(fig)) >= MIN_FONT
+
+
+def _batch_ridge(Phi, y, ratio):
+    """The obvious batch solution (Phi^T Phi + ratio I)^{-1} Phi^T y, densely."""
+    Phi = Phi.toarray()
+    return np.linalg.solve(Phi.T @ Phi + ratio * np.eye(Phi.shape[1]), Phi.T @ y)
+
+
+def test_stream_cost_check_names_what_to_lower():
+    check_stream_cost(210, 20, 10, 3.0, 4.0)  # the page's defaults pass
+    with pytest.raises(InputError, match="Lower the lifetime"):
+        check_stream_cost(210, 20, 30, 30.0, 4.0)

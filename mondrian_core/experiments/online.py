@@ -6,6 +6,11 @@
   forest's test score, and the scores of scikit-learn's RandomForest and
   ExtraTrees retrained from scratch on the data so far (the slides'
   "periodically re-trained batch versions").
+* :func:`online_kernel_forest` streams one data set in mini-batches into the online
+  Mondrian kernel (ridge regression on :class:`~mondrian_core.MondrianFeatures`,
+  extended by ``partial_fit`` and updated as in Supplement C of Balog et al. 2016)
+  and into an online :class:`~mondrian_core.forest.MondrianForestRegressor`, and
+  records both fits on a grid after every batch.
 * :func:`uncertainty_maps` trains on a part of the input space and predicts on a
   larger grid: the Mondrian forest's predictive standard deviation against the
   spread of the trees of RandomForest and ExtraTrees (the slides' uncertainty
@@ -13,9 +18,10 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg import cho_factor, cho_solve
 from sklearn.ensemble import (
     ExtraTreesClassifier,
     ExtraTreesRegressor,
@@ -23,6 +29,7 @@ from sklearn.ensemble import (
     RandomForestRegressor,
 )
 
+from mondrian_core._blas import single_blas_thread
 from mondrian_core._validation import check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.forest import (
@@ -33,6 +40,7 @@ from mondrian_core.forest import (
     MondrianForestClassifier,
     MondrianForestRegressor,
 )
+from mondrian_core.kernel import MondrianFeatures
 
 
 @dataclass(frozen=True)
@@ -287,5 +295,363 @@ def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, 
                            {k: v.reshape(shape) for k, v in means.items()}, np.stack([lo, up]))
 
 
-__all__ = ["OnlineRun", "TreeSnapshot", "UncertaintyMaps", "online_run", "uncertainty_maps",
+class OnlineKernelRidge:
+    """Bayesian linear (ridge) regression on Mondrian features, updated as points arrive.
+
+    Supplement C of Balog et al. (2016): the Mondrian kernel learns online because
+    :meth:`MondrianFeatures.partial_fit <mondrian_core.MondrianFeatures.partial_fit>`
+    extends the same trees to new points without moving an earlier point out of its
+    cell, so the earlier rows of the feature matrix ``Phi`` keep their columns and the
+    cells born with the new points only append columns. The sufficient statistics
+    ``A = Phi^T Phi + delta^2 I`` (``delta^2 = noise_variance / prior_variance``),
+    ``Phi^T y`` and ``Phi^T 1`` are therefore updated exactly: append ``delta^2`` on
+    the diagonal for each new column, then add the new rows' outer products (a
+    rank-``b`` update for a batch of ``b`` points). The weights are re-solved from
+    ``A`` by a Cholesky factorisation after each batch (the supplement updates the
+    factor by rank-one steps instead; the solution is the same).
+
+    Parameters
+    ----------
+    lifetime : float, default=5.0
+        Lifetime of the Mondrian partitions (units of inverse ``X``).
+    n_trees : int, default=10
+        Number of Mondrian partitions M.
+    noise_variance : float, default=0.05
+        Observation noise ``sigma^2``.
+    prior_variance : float, default=1.0
+        Prior variance of the function (the weights' prior variance; the features
+        are scaled ``1/sqrt(M)``).
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        Seeds the partitions (see :func:`~mondrian_core.check_random_state`).
+
+    Attributes
+    ----------
+    features_ : MondrianFeatures
+        The partitions, extended by every :meth:`partial_fit`.
+    weights_ : ndarray of shape (C,)
+        The posterior mean weights of the centred targets.
+    y_mean_ : float
+        Mean of the targets seen so far (the prior mean of the function).
+    n_seen_ : int
+        Number of points seen.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 4.2.1 and Supplement C.
+    """
+
+    def __init__(self, lifetime=5.0, n_trees=10, noise_variance=0.05, prior_variance=1.0,
+                 random_state=None):
+        self.lifetime, self.n_trees = lifetime, n_trees
+        self.noise_variance, self.prior_variance = noise_variance, prior_variance
+        self.random_state = random_state
+
+    @property
+    def ratio(self) -> float:
+        """The ridge penalty ``delta^2 = noise_variance / prior_variance``.
+
+        Returns
+        -------
+        float
+            The ratio.
+        """
+        return float(self.noise_variance) / float(self.prior_variance)
+
+    def partial_fit(self, X, y):
+        """Extend the partitions to ``X`` and update the ridge solution.
+
+        Parameters
+        ----------
+        X : array-like of shape (b, D)
+            The new points.
+        y : array-like of shape (b,)
+            Their targets.
+
+        Returns
+        -------
+        OnlineKernelRidge
+            The updated model.
+        """
+        X, y = np.asarray(X, float), np.asarray(y, float)
+        if not hasattr(self, "features_"):
+            self.features_ = MondrianFeatures(self.lifetime, self.n_trees,
+                                              random_state=self.random_state)
+            self._A = np.zeros((0, 0))
+            self._Phi_y, self._Phi_1 = np.zeros(0), np.zeros(0)
+            self.n_seen_, self._y_sum = 0, 0.0
+        self.features_.partial_fit(X)
+        # the fitted rows in order: earlier points, then this batch; only its rows are read
+        Phi_new = self.features_.transform(self.features_.X_fit_)[self.n_seen_:]
+        c_old, c = len(self._Phi_y), Phi_new.shape[1]
+        A = np.zeros((c, c))
+        A[:c_old, :c_old] = self._A
+        A[np.arange(c_old, c), np.arange(c_old, c)] = self.ratio  # new cells: prior only
+        self._A = A + (Phi_new.T @ Phi_new).toarray()
+        self._Phi_y = np.concatenate([self._Phi_y, np.zeros(c - c_old)]) + Phi_new.T @ y
+        self._Phi_1 = (np.concatenate([self._Phi_1, np.zeros(c - c_old)])
+                       + np.asarray(Phi_new.sum(axis=0)).ravel())
+        self.n_seen_ += len(y)
+        self._y_sum += float(y.sum())
+        self.y_mean_ = self._y_sum / self.n_seen_
+        self._chol = cho_factor(self._A, lower=True, check_finite=False)
+        # Phi^T (y - mean) from the running sums: centring stays exact online
+        self.weights_ = cho_solve(self._chol, self._Phi_y - self.y_mean_ * self._Phi_1,
+                                  check_finite=False)
+        return self
+
+    def predict(self, X, return_std=False):
+        """Return the posterior mean (and standard deviation) of the function at ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Test points (placed in the partitions by the conditional Mondrian).
+        return_std : bool, default=False
+            Also return the posterior standard deviation of the function value
+            (without the observation noise). A test point alone in a new cell of a
+            tree gets that cell's prior variance.
+
+        Returns
+        -------
+        mean : ndarray of shape (n,)
+            The posterior mean.
+        std : ndarray of shape (n,)
+            Only with ``return_std=True``.
+        """
+        Phi = self.features_.transform(np.asarray(X, float))
+        c = len(self.weights_)
+        old, new = Phi[:, :c], Phi[:, c:]
+        mean = self.y_mean_ + old @ self.weights_
+        if not return_std:
+            return mean
+        dense = old.toarray()
+        # sigma^2 phi^T A^{-1} phi on the fitted cells, prior variance on new ones
+        var = self.noise_variance * np.einsum("ij,ji->i", dense,
+                                              cho_solve(self._chol, dense.T, check_finite=False))
+        var += self.prior_variance * np.asarray(new.multiply(new).sum(axis=1)).ravel()
+        return mean, np.sqrt(np.maximum(var, 0.0))
+
+
+@dataclass(frozen=True)
+class StreamFits:
+    """The online kernel's and the online forest's fits after every batch of a stream.
+
+    Made by :func:`online_kernel_forest`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, 1)
+        The stream's inputs, in arrival order.
+    y : ndarray of shape (N,)
+        Their targets.
+    grid : ndarray of shape (G,)
+        Where the fits are evaluated.
+    n_seen : ndarray of int, shape (steps,)
+        Points seen after each batch.
+    kernel_mean, kernel_std : ndarray of shape (steps, G)
+        The Mondrian kernel's posterior mean and std of the function.
+    forest_mean, forest_std : ndarray of shape (steps, G)
+        The Mondrian forest's predictive mean and std of the function.
+    n_features : ndarray of int, shape (steps,)
+        The kernel's feature columns (non-empty cells of all trees) after each batch.
+    f : ndarray of shape (G,) or None
+        The true function on the grid, if known.
+    kernel : OnlineKernelRidge or None
+        The online kernel after the last batch (to check it against a batch fit).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    grid: np.ndarray
+    n_seen: np.ndarray
+    kernel_mean: np.ndarray
+    kernel_std: np.ndarray
+    forest_mean: np.ndarray
+    forest_std: np.ndarray
+    n_features: np.ndarray
+    f: np.ndarray | None = None
+    # the model, not what the figures show: left out of comparisons and figure cache keys
+    kernel: OnlineKernelRidge | None = field(default=None, compare=False, repr=False)
+
+
+def online_kernel_forest(X, y, *, grid, batch_size=20, n_trees=10, lifetime=10.0,
+                         noise_variance=0.05, prior_variance=1.0, f=None,
+                         left_to_right=False, random_state=None) -> StreamFits:
+    """Stream 1-D data in mini-batches into the online Mondrian kernel and forest.
+
+    Both models see the same batches in the same order and share the noise and
+    prior variances; both extend their trees (never rebuild them). The kernel is
+    :class:`OnlineKernelRidge` (all trees' cells fitted jointly), the forest a
+    :class:`~mondrian_core.forest.MondrianForestRegressor` (each tree fitted
+    alone, hierarchical smoothing, averaged).
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 1)
+        The stream's inputs, in arrival order.
+    y : array-like of shape (N,)
+        Their targets.
+    grid : array-like of shape (G,)
+        Inputs at which both fits are recorded.
+    batch_size : int, default=20
+        Points per mini-batch, between 1 and N.
+    n_trees : int, default=10
+        Trees of each model.
+    lifetime : float, default=10.0
+        Lifetime of both models' Mondrians (units of inverse ``X``).
+    noise_variance : float, default=0.05
+        Observation noise variance of both models.
+    prior_variance : float, default=1.0
+        Prior variance of the function in both models.
+    f : array-like of shape (G,), optional
+        The true function on the grid, kept for the figure.
+    left_to_right : bool, default=False
+        Stream the points sorted by ``X`` (like a sensor sweeping along the axis), so
+        that every batch arrives beyond the points seen so far.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    StreamFits
+        Both fits after every batch.
+
+    Raises
+    ------
+    InputError
+        If the inputs are not 1-D or the batch size is out of range.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Supplement C; Lakshminarayanan, Roy and Teh (2016), "Mondrian Forests for
+    Large-Scale Regression when Uncertainty Matters", AISTATS.
+    """
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    if X.ndim != 2 or X.shape[1] != 1:
+        raise InputError("the kernel-and-forest stream needs 1-D inputs (one feature column).")
+    if not 1 <= batch_size <= len(X):
+        raise InputError(f"batch size must be between 1 and {len(X)}.")
+    grid = np.asarray(grid, float).ravel()
+    if left_to_right:
+        order = np.argsort(X[:, 0], kind="stable")
+        X, y = X[order], y[order]
+    rng = check_random_state(random_state)
+    kernel = OnlineKernelRidge(lifetime, n_trees, noise_variance, prior_variance,
+                               random_state=int(rng.integers(2**31 - 1)))
+    forest = MondrianForestRegressor(n_trees, lifetime, random_state=int(rng.integers(2**31 - 1)),
+                                     noise_variance=noise_variance,
+                                     prior_variance=prior_variance)
+    out = {k: [] for k in ("n_seen", "km", "ks", "fm", "fs", "nf")}
+    with single_blas_thread():  # small factorisations: BLAS threads only contend
+        _stream_into(kernel, forest, X, y, grid, batch_size, out)
+    return StreamFits(X, y, grid, np.asarray(out["n_seen"]), np.asarray(out["km"]),
+                      np.asarray(out["ks"]), np.asarray(out["fm"]), np.asarray(out["fs"]),
+                      np.asarray(out["nf"]), None if f is None else np.asarray(f, float),
+                      kernel)
+
+
+def _stream_into(kernel, forest, X, y, grid, batch_size, out):
+    for start in range(0, len(X), batch_size):
+        stop = min(start + batch_size, len(X))
+        kernel.partial_fit(X[start:stop], y[start:stop])
+        forest.partial_fit(X[start:stop], y[start:stop])
+        km, ks = kernel.predict(grid[:, None], return_std=True)
+        fm, fs = forest.predict(grid[:, None], return_std=True, include_noise=False)
+        for key, value in zip(out, (stop, km, ks, fm, fs, len(kernel.weights_))):
+            out[key].append(value)
+
+
+def uncertainty_maps_in_region(X, y, region, *, margin=0.5, resolution=80, n_estimators=10,
+                               lifetime=5.0, random_state=None):
+    """:func:`uncertainty_maps` trained on a part of the data's bounding box.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        Inputs.
+    y : array-like of shape (N,)
+        Targets.
+    region : pair of pairs of float
+        Lower and upper corners of the training region, as fractions of the data's
+        bounding box (``((0, 0), (0.5, 1))`` is the left half).
+    margin : float, default=0.5
+        The grid extends the bounding box by this fraction of its width on every side.
+    resolution : int, default=80
+        Grid points per axis.
+    n_estimators : int, default=10
+        Trees per forest.
+    lifetime : float, default=5.0
+        The Mondrian forest's lifetime.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    maps : UncertaintyMaps
+        The maps.
+    inside : ndarray of bool, shape (N,)
+        Which points were trained on.
+
+    Raises
+    ------
+    InputError
+        If fewer than 5 points fall in the training region.
+    """
+    X = np.asarray(X, float)
+    box_lo, box_hi = X.min(axis=0), X.max(axis=0)
+    width = box_hi - box_lo
+    lo = box_lo + np.asarray(region[0], float) * width
+    up = box_lo + np.asarray(region[1], float) * width
+    maps = uncertainty_maps(X, y, train_lower=lo, train_upper=up,
+                            grid_lower=box_lo - margin * width, grid_upper=box_hi + margin * width,
+                            resolution=resolution, n_estimators=n_estimators, lifetime=lifetime,
+                            random_state=random_state)
+    return maps, np.all((X >= lo) & (X <= up), axis=1)
+
+
+#: Largest ``batches * C**3`` (C: expected kernel features) of one kernel stream: a few
+#: seconds of Cholesky factorisations on one core.
+STREAM_KERNEL_BUDGET = 2e10
+
+
+def check_stream_cost(n_points, batch_size, n_trees, lifetime, width):
+    """Raise :class:`InputError` if the online kernel's stream would be too slow for a page.
+
+    Each batch refactorises the ``C x C`` matrix ``A``; a 1-D Mondrian of lifetime
+    ``lifetime`` on an interval of length ``width`` has ``1 + lifetime * width`` cells
+    on average, so ``C`` is about ``n_trees * (1 + lifetime * width)``.
+
+    Parameters
+    ----------
+    n_points : int
+        Points streamed.
+    batch_size : int
+        Points per batch (>= 1).
+    n_trees : int
+        Trees of the kernel.
+    lifetime : float
+        Their lifetime.
+    width : float
+        Length of the interval the points fill.
+
+    Raises
+    ------
+    InputError
+        If ``batches * C**3`` exceeds :data:`STREAM_KERNEL_BUDGET`; the message says what
+        to lower.
+    """
+    batches = -(-int(n_points) // max(int(batch_size), 1))
+    features = n_trees * (1.0 + lifetime * width)
+    if batches * features ** 3 > STREAM_KERNEL_BUDGET:
+        raise InputError(
+            f"The 1-D stream's kernel would have about {features:,.0f} features, refitted "
+            f"after each of {batches} batches: too slow here. Lower the lifetime or the "
+            "number of trees, or raise the batch size, to see it.")
+
+
+__all__ = ["OnlineKernelRidge", "OnlineRun", "StreamFits", "TreeSnapshot", "UncertaintyMaps",
+           "STREAM_KERNEL_BUDGET", "check_stream_cost", "online_kernel_forest", "online_run",
+           "uncertainty_maps", "uncertainty_maps_in_region",
            "NO_CHANGE", "EXTEND", "INSERT_ABOVE", "SPLIT_LEAF"]

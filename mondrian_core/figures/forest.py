@@ -12,7 +12,6 @@ from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
     GREY,
-    LIGHT_GREY,
     RED,
     SEQUENTIAL,
     SERIES,
@@ -23,7 +22,12 @@ from mondrian_core.figures.theme import (
 from mondrian_core.forest import EXTEND, INSERT_ABOVE, NO_CHANGE, OPERATION_NAMES, SPLIT_LEAF
 
 KERNEL_COLOUR, FOREST_COLOUR = BLUE, RED
-OPERATION_COLOURS = {NO_CHANGE: GREY, EXTEND: "#E0A800", INSERT_ABOVE: BLUE, SPLIT_LEAF: RED}
+# Mondrian's yellow for "extend": the darker #E0A800 and red both turn orange in the
+# colour-blind safe palette (#E69F00 next to #D55E00)
+OPERATION_COLOURS = {NO_CHANGE: GREY, EXTEND: YELLOW, INSERT_ABOVE: BLUE, SPLIT_LEAF: RED}
+#: Legend names of the batch's points in the one-tree plot (short: the legend sits below it).
+_SHORT_OPERATION_NAMES = {NO_CHANGE: "no change", EXTEND: "extend", INSERT_ABOVE: "insert above",
+                          SPLIT_LEAF: "split leaf"}
 
 
 def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
@@ -116,10 +120,11 @@ def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
 
 
 def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
-                   height=520) -> go.Figure:
+                   height=540) -> go.Figure:
     """Draw one online tree: leaf boxes, splits (new ones thick), the batch by operation.
 
-    Leaf boxes are the extents of the data in each leaf.
+    Leaf boxes are the extents of the data in each leaf. Drawn to be read on a projector
+    in a narrow column: thick outlines, large markers, the legend below the plot.
 
     Parameters
     ----------
@@ -133,7 +138,7 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
         How to colour the points seen.
     box : array-like of shape (2, 2), optional
         The axes' range (lower row, upper row).
-    height : int, default=520
+    height : int, default=540
         The figure's height in pixels.
 
     Returns
@@ -156,9 +161,9 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
         xs = np.column_stack([lo[:, 0], up[:, 0], up[:, 0], lo[:, 0], lo[:, 0], gap]).ravel()
         ys = np.column_stack([lo[:, 1], lo[:, 1], up[:, 1], up[:, 1], lo[:, 1], gap]).ravel()
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", fill="toself",
-                                 fillcolor="rgba(247,216,66,0.10)", hoverinfo="skip",
-                                 line=dict(color=LIGHT_GREY, width=1), showlegend=False,
-                                 name="cells"))
+                                 fillcolor="rgba(247,216,66,0.22)", hoverinfo="skip",
+                                 line=dict(color=GREY, width=1.5), showlegend=False,
+                                 name="cell (leaf)"))
     for new in (False, True):
         seg = snapshot.segments[snapshot.new_segment == new]
         if seg.size == 0:
@@ -166,40 +171,42 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
         xs = np.column_stack([seg[:, 0], seg[:, 2], np.full(len(seg), np.nan)]).ravel()
         ys = np.column_stack([seg[:, 1], seg[:, 3], np.full(len(seg), np.nan)]).ravel()
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip",
-                                 name="split made by this batch" if new else "split",
-                                 line=dict(color=RED if new else BLACK, width=3.5 if new else 1.5)))
+                                 name="new split" if new else "split", showlegend=new,
+                                 line=dict(color=RED if new else BLACK, width=5 if new else 2)))
+    # only the batch's marks in the legend (the counts are in the page's caption): a legend
+    # of every mark took as much height as the plot in projector mode
     if task == "classification":
         for k, label in enumerate(np.unique(y_seen)):
             sel = y_seen == label
             fig.add_trace(go.Scatter(x=X_seen[sel, 0], y=X_seen[sel, 1], mode="markers",
-                                     name=f"seen, class {label}",
-                                     marker=dict(size=5, color=SERIES[(k + 3) % len(SERIES)],
-                                                 opacity=0.45)))
+                                     name=f"class {label}", showlegend=False,
+                                     marker=dict(size=8, color=SERIES[(k + 3) % len(SERIES)],
+                                                 opacity=0.55)))
     else:
         fig.add_trace(go.Scatter(x=X_seen[:, 0], y=X_seen[:, 1], mode="markers", name="seen",
-                                 marker=dict(size=5, color=y_seen, colorscale=SEQUENTIAL,
-                                             opacity=0.5, showscale=False)))
-    for op, name in OPERATION_NAMES.items():
+                                 showlegend=False, marker=dict(size=8, color=y_seen, colorscale=SEQUENTIAL,
+                                             opacity=0.6, showscale=False)))
+    for op in OPERATION_NAMES:
         sel = snapshot.operations == op
         if not np.any(sel):
             continue
         fig.add_trace(go.Scatter(
             x=snapshot.new_points[sel, 0], y=snapshot.new_points[sel, 1], mode="markers",
-            name=f"new: {name} ({int(sel.sum())})",
-            marker=dict(size=12, color=OPERATION_COLOURS[op], symbol="diamond",
-                        line=dict(color=BLACK, width=1.2))))
+            name=_SHORT_OPERATION_NAMES[op],
+            marker=dict(size=14, color=OPERATION_COLOURS[op], symbol="diamond",
+                        line=dict(color=BLACK, width=1.5))))
     if box is not None:
         fig.update_xaxes(range=[box[0][0], box[1][0]])
         fig.update_yaxes(range=[box[0][1], box[1][1]])
     fig.update_xaxes(title="x1")
     fig.update_yaxes(title="x2")
-    fig.update_layout(legend=dict(orientation="v", x=1.02, y=1, xanchor="left",
-                                  font=dict(size=12)))
-    return styled(fig, title="Tree 1 of the forest: cells (data extents) and splits",
-                  height=height)
+    fig.update_layout(margin=dict(t=40))
+    styled(fig, title="Tree 1 of the forest: its cells and splits", height=height)
+    # below the plot, not beside it: beside, the legend takes a third of a narrow column
+    return legend_below(fig, gap=80, legend_height=40)
 
 
-def online_scores(run, step=None, *, height=380) -> go.Figure:
+def online_scores(run, step=None, *, height=420) -> go.Figure:
     """Plot the test score of the online forest and retrained batch forests.
 
     Against the number of points seen.
@@ -210,7 +217,7 @@ def online_scores(run, step=None, *, height=380) -> go.Figure:
         From :func:`~mondrian_core.experiments.online.online_run`.
     step : int, optional
         The batch shown elsewhere, marked by a dashed line.
-    height : int, default=380
+    height : int, default=420
         The figure's height in pixels.
 
     Returns
@@ -228,10 +235,9 @@ def online_scores(run, step=None, *, height=380) -> go.Figure:
         fig.add_vline(x=int(run.n_seen[step]), line=dict(color=BLACK, width=1, dash="dash"))
     fig.update_xaxes(title="training points seen")
     fig.update_yaxes(title=run.score_name)
-    # inside, bottom right (scores rise to the top): a legend below wraps in a narrow
-    # column and overlaps the axis title
-    fig.update_layout(legend=dict(x=0.98, xanchor="right", y=0.04, yanchor="bottom"))
-    return styled(fig, title="Online Mondrian forest vs retrained forests", height=height)
+    # below, one name per row: inside the plot the legend hid the first batches' scores
+    styled(fig, title="Online forest vs retrained forests", height=height)
+    return legend_below(fig, gap=62, legend_height=66)
 
 
 def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
@@ -283,7 +289,7 @@ def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
                   height=height)
 
 
-def operation_counts(run, step, *, height=380) -> go.Figure:
+def operation_counts(run, step, *, height=420) -> go.Figure:
     """Count the (point, tree) insertions that caused each operation, per batch.
 
     Up to and including batch ``step``, stacked by operation.
@@ -294,7 +300,7 @@ def operation_counts(run, step, *, height=380) -> go.Figure:
         From :func:`~mondrian_core.experiments.online.online_run`.
     step : int
         The last batch shown.
-    height : int, default=380
+    height : int, default=420
         The figure's height in pixels.
 
     Returns
@@ -311,8 +317,9 @@ def operation_counts(run, step, *, height=380) -> go.Figure:
     for op, name in OPERATION_NAMES.items():
         fig.add_trace(go.Bar(x=run.n_seen[:step + 1], y=run.operation_counts[:step + 1, op],
                              name=name, marker=dict(color=OPERATION_COLOURS[op])))
-    fig.update_layout(barmode="stack", legend=dict(orientation="h", yanchor="top", y=-0.32, x=0,
-                                                   font=dict(size=12)))
+    fig.update_layout(barmode="stack")
     fig.update_xaxes(title="training points seen")
     fig.update_yaxes(title="(point, tree) pairs")
-    return styled(fig, title="Operations per batch, all trees", height=height)
+    styled(fig, title="Operations per batch, all trees", height=height)
+    # below the axis title, one operation per row (the column is narrow)
+    return legend_below(fig, gap=62, legend_height=80)

@@ -1,33 +1,57 @@
-"""Real browser: the online forest page renders, the step slider changes the tree picture."""
+"""Real browser: the online forest page renders, the step slider (in the sidebar) changes
+the tree picture, Play advances it, the main chart is above the fold on a 1024x768
+projector, and the tour's Next button and the prediction question work."""
 import pytest
 
 from tests.e2e.conftest import assert_no_exception, screenshot, step_slider, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
+CHARTS = '[data-testid="stPlotlyChart"]'
+
 
 def _chart_html(page, index=0):
-    return page.locator('[data-testid="stPlotlyChart"]').nth(index).inner_html()
+    return page.locator(CHARTS).nth(index).inner_html()
 
 
 def test_online_forest_page(app_url, page):
-    page.goto(app_url + "/online_forest?n=200&batch=20&trees=5&step=3")
+    page.goto(app_url + "/online_forest?batch=20&trees=5&step=3")  # 11 batches
     wait_for_app(page, timeout=90_000)
-    page.wait_for_selector('[data-testid="stPlotlyChart"] >> nth=3', timeout=90_000)
+    page.wait_for_selector(f"{CHARTS} >> nth=3", timeout=90_000)
     wait_for_app(page, timeout=90_000)
     assert_no_exception(page)
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 4
+    assert page.locator(CHARTS).count() == 4
     page.wait_for_timeout(1500)
     screenshot(page, "online_forest_step3")
-    before = _chart_html(page, 0)
-    slider = page.get_by_role("slider", name="After batch")
+    before, stream_before = _chart_html(page, 0), _chart_html(page, 1)
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="After batch")
     step_slider(page, slider, 4)
     assert_no_exception(page)
     assert _chart_html(page, 0) != before
+    assert _chart_html(page, 1) != stream_before  # the 1-D stream follows the same step
     assert "step=7" in page.url
     screenshot(page, "online_forest_step7")
     # play advances the batches by itself
-    page.get_by_text("Play (advance one batch every second)").click()
-    page.wait_for_timeout(3500)
+    page.get_by_text("Play (one batch a second)").click()
+    page.wait_for_function("() => /step=(8|9|10|11)/.test(window.location.href)",
+                           timeout=30_000)
     assert_no_exception(page)
     screenshot(page, "online_forest_playing")
+
+
+def test_main_chart_above_the_fold_and_the_tour(app_url, page):
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(app_url + "/online_forest?tour=1")
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=90_000)
+    wait_for_app(page, timeout=90_000)
+    assert_no_exception(page)
+    top = page.locator(".js-plotly-plot").first.bounding_box()["y"]
+    assert top <= 768 - 250, top
+    page.get_by_role("button", name="Next").click()
+    page.wait_for_function("() => window.location.href.includes('tour=2')", timeout=30_000)
+    wait_for_app(page, timeout=90_000)
+    assert "step=5" in page.url  # tour step 2 sets the batch
+    page.get_by_role("button", name="Reveal the answer").click()
+    page.wait_for_selector(f"{CHARTS} >> nth=4", timeout=90_000)
+    assert_no_exception(page)
+    screenshot(page, "online_forest_tour2_revealed")

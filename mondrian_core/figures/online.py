@@ -1,0 +1,83 @@
+"""Figures for the online page's stream: the online Mondrian kernel beside the online forest.
+
+Pure functions of core results returning plotly figures styled with the theme.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, YELLOW, legend_below, styled
+
+_BANDS = {BLUE: "rgba(19,86,162,0.18)", RED: "rgba(212,9,32,0.15)"}
+
+
+def stream_fits_figure(stream, step, *, height=470) -> go.Figure:
+    """Draw the online kernel's and the online forest's fits after batch ``step``, side by side.
+
+    Each panel: the points seen so far (the latest batch as diamonds), the true
+    function (dashed, if known), the posterior mean and a band of two standard
+    deviations of the function value.
+
+    Parameters
+    ----------
+    stream : StreamFits
+        From :func:`~mondrian_core.experiments.online.online_kernel_forest`.
+    step : int
+        The batch (0-based) after which the fits are drawn.
+    height : int, default=470
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, Supplement C.
+    """
+    seen = int(stream.n_seen[step])
+    first = int(stream.n_seen[step - 1]) if step > 0 else 0
+    x, y, g = stream.X[:, 0], stream.y, stream.grid
+    # short panel titles: two of them share the width of a laptop's main column
+    panels = ((f"Kernel: ridge on {stream.n_features[step]} cells", BLUE,
+               stream.kernel_mean[step], stream.kernel_std[step]),
+              ("Forest: trees alone", RED,
+               stream.forest_mean[step], stream.forest_std[step]))
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
+                        subplot_titles=[p[0] for p in panels])
+    values = np.concatenate([y, *(p[2] for p in panels)])
+    lo, hi = float(values.min()), float(values.max())
+    pad = 0.15 * (hi - lo)
+    for col, (name, colour, mean, std) in enumerate(panels, start=1):
+        legend = col == 1
+        fig.add_trace(go.Scatter(
+            x=np.concatenate([g, g[::-1]]),
+            y=np.concatenate([mean + 2 * std, (mean - 2 * std)[::-1]]),
+            fill="toself", fillcolor=_BANDS[colour], line=dict(width=0), hoverinfo="skip",
+            name="mean ± 2 std", legendgroup="band", showlegend=legend,
+            marker=dict(color=GREY)), row=1, col=col)
+        if stream.f is not None:
+            fig.add_trace(go.Scatter(x=g, y=stream.f, mode="lines", name="true function",
+                                     line=dict(color=BLACK, width=1.5, dash="dash"),
+                                     legendgroup="f", showlegend=legend), row=1, col=col)
+        fig.add_trace(go.Scatter(x=x[:first], y=y[:first], mode="markers", name="seen earlier",
+                                 marker=dict(size=6, color=GREY, opacity=0.7),
+                                 legendgroup="seen", showlegend=legend), row=1, col=col)
+        fig.add_trace(go.Scatter(x=x[first:seen], y=y[first:seen], mode="markers",
+                                 name="latest batch",
+                                 marker=dict(size=10, color=YELLOW, symbol="diamond",
+                                             line=dict(color=BLACK, width=1.2)),
+                                 legendgroup="new", showlegend=legend), row=1, col=col)
+        fig.add_trace(go.Scatter(x=g, y=mean, mode="lines", name=name.split(":")[0] + " mean",
+                                 line=dict(color=colour, width=3)), row=1, col=col)
+        # no axis title: in projector mode it ran into the legend below
+        fig.update_xaxes(range=[g[0], g[-1]], row=1, col=col)
+    fig.update_yaxes(title="y", range=[lo - pad, hi + pad], row=1, col=1)
+    fig.update_annotations(yshift=6, font=dict(size=14))  # subplot titles clear of the frame
+    styled(fig, title=f"The same stream, after {seen} of {len(x)} points", height=height)
+    fig.update_layout(margin=dict(t=85))  # the title above the two panel titles
+    return legend_below(fig, gap=45, legend_height=50)

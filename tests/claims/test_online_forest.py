@@ -1,0 +1,112 @@
+"""The online forest page's claims, checked at the page's defaults with mondrian_core.
+
+The defaults come from ``explorer_ui.defaults_online_forest``, which the page reads too.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer_ui import defaults_online_forest as D
+from mondrian_core import datasets
+from mondrian_core.experiments.online import (
+    EXTEND,
+    NO_CHANGE,
+    online_kernel_forest,
+    online_run,
+    uncertainty_maps_in_region,
+)
+
+
+@pytest.fixture(scope="module")
+def train_test():
+    data = datasets.two_moons(D.DATA_N, D.DATA_NOISE, random_state=D.DATA_SEED)
+    return datasets.train_val_test_split(data, (D.TRAIN_FRACTION, 1 - D.TRAIN_FRACTION),
+                                         random_state=D.SEED)
+
+
+@pytest.fixture(scope="module")
+def stream(train_test):
+    """The page's 1-D stream: as many points as the plane stream, in the same batches."""
+    grid = np.linspace(*D.GRID)
+    return online_kernel_forest(*D.stream_data(len(train_test[0].X), D.SEED), grid=grid,
+                                batch_size=D.BATCH, n_trees=D.TREES, lifetime=D.LIFETIME,
+                                noise_variance=D.NOISE_VARIANCE, prior_variance=D.PRIOR_VARIANCE,
+                                f=D.stream_truth(grid), left_to_right=True, random_state=D.SEED)
+
+
+def test_online_kernel_ends_at_the_batch_fit_with_the_same_trees(stream):
+    """Claim 1: batch-by-batch updates of A = Phi^T Phi + delta^2 I give exactly the ridge
+    fit on all points with the final trees (only rounding differs)."""
+    kernel = stream.kernel
+    X = kernel.features_.X_fit_
+    np.testing.assert_array_equal(np.sort(X[:, 0]), np.sort(stream.X[:, 0]))
+    Phi = kernel.features_.transform(X)
+    y = stream.y  # the stream's order is the fit's order
+    w = _batch_ridge(Phi, y - y.mean(), kernel.ratio)
+    np.testing.assert_allclose(kernel.weights_, w, rtol=0, atol=1e-8)
+    # and so the curve drawn after the last batch is the batch fit's curve
+    Phi_grid = kernel.features_.transform(stream.grid[:, None])[:, :len(w)]
+    np.testing.assert_allclose(stream.kernel_mean[-1], y.mean() + Phi_grid @ w, rtol=0,
+                               atol=1e-8)
+
+
+def test_mid_stream_both_models_are_unsure_beyond_the_points_seen(stream):
+    """Claim 2, at the default batch: over the seen points each model's std of f is below
+    twice the noise std (a cell holding one observation already has a posterior std below
+    the noise std; the forest's mixture adds the spread of its trees' means), and beyond
+    them (more than a tenth of the range right of the last point) it is back near the
+    prior's std (above three quarters of it)."""
+    step = D.STEP - 1
+    seen = stream.n_seen[step]
+    last = stream.X[seen - 1, 0]
+    assert last < 0.6 * D.STREAM_WIDTH, "the default batch must leave most of the axis unseen"
+    g = stream.grid
+    over = (g >= stream.X[0, 0]) & (g <= last)
+    beyond = g > last + 0.1 * D.STREAM_WIDTH
+    noise_sd, prior_sd = np.sqrt(D.NOISE_VARIANCE), np.sqrt(D.PRIOR_VARIANCE)
+    for name, std in (("kernel", stream.kernel_std[step]), ("forest", stream.forest_std[step])):
+        assert std[over].mean() < 2 * noise_sd, name
+        assert std[beyond].mean() > 0.75 * prior_sd, name
+
+
+def test_the_default_batch_extends_tree_one_and_adds_visible_splits(train_test):
+    """Claim 3 (tour step 2's narrative): at the default batch most new points change
+    nothing or only stretch a range, at least one creates a new split, and every split of
+    the batch before is still there."""
+    train, test = train_test
+    run = online_run(train.X, train.y, train.task, X_test=test.X, y_test=test.y,
+                     batch_size=D.BATCH, n_estimators=D.TREES, lifetime=D.LIFETIME,
+                     random_state=D.SEED)
+    before, after = run.snapshots[D.STEP - 2], run.snapshots[D.STEP - 1]
+    assert after.new_segment.sum() >= 1
+    assert (~after.new_segment).sum() == len(before.segments)
+    assert np.isin(after.operations, [NO_CHANGE, EXTEND]).mean() > 0.5
+    # tour step 3 is "after the last batch": the default stream has that many batches
+    assert len(run.n_seen) == 11
+
+
+def test_only_the_mondrian_forest_grows_unsure_away_from_the_region():
+    """The predict-then-reveal answer, at the defaults (regression surface, left half): the
+    Mondrian forest's std far right of the region is well above (1.5x) its std inside;
+    RandomForest's and ExtraTrees' spread is constant beyond the data's right border."""
+    data = datasets.regression_surface_2d(D.MAP_POINTS, random_state=D.SEED)
+    maps, inside = uncertainty_maps_in_region(
+        data.X, data.y, D.REGIONS[D.REGION], resolution=D.MAP_RESOLUTION,
+        n_estimators=D.TREES, lifetime=D.LIFETIME, random_state=D.SEED)
+    lo, up = maps.train_box
+    gx, gy = np.meshgrid(maps.grid_x, maps.grid_y)
+    box = (gx >= lo[0]) & (gx <= up[0]) & (gy >= lo[1]) & (gy <= up[1])
+    far = gx > data.X[:, 0].max()
+    mf = maps.std["Mondrian forest"]
+    assert mf[far].mean() > 1.5 * mf[box].mean()
+    right = maps.grid_x > data.X[inside, 0].max()
+    for name in ("RandomForest", "ExtraTrees"):
+        spread = maps.std[name][:, right]
+        np.testing.assert_allclose(spread, np.repeat(spread[:, :1], spread.shape[1], axis=1))
+
+
+def _batch_ridge(Phi, y, ratio):
+    """The obvious batch solution (Phi^T Phi + ratio I)^{-1} Phi^T y, densely."""
+    Phi = Phi.toarray()
+    return np.linalg.solve(Phi.T @ Phi + ratio * np.eye(Phi.shape[1]), Phi.T @ y)
