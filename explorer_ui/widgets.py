@@ -331,9 +331,9 @@ def page_header(title: str, intro: str, *, tour: Tour | None = None) -> None:
         tour.start()
     st.html(_PAGE_CSS)
     st.html(_STILL_EXPORT_JS, unsafe_allow_javascript=True)
-    head, buttons = st.columns([3, 2], vertical_alignment="bottom")
-    head.title(title)
-    row = buttons.container(horizontal=True, horizontal_alignment="right", gap="small")
+    # one row: the title takes what the buttons leave, so it wraps only on narrow screens
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.title(title, width="stretch", anchor=False)
     if tour is not None:
         tour.start_button(row)
     view_settings(row.popover("View", icon=":material/tune:",
