@@ -108,7 +108,7 @@ def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
                              showlegend=False,
                              hovertemplate="weight %{x:.3g}<br>%{y} weights<extra></extra>"),
                       row=row, col=1)
-        fig.update_yaxes(title="weights", row=row, col=1)
+        fig.update_yaxes(title="number of weights", row=row, col=1)
     fig.update_annotations(yshift=6, font=dict(size=13))  # subplot titles clear of the frame
     fig.update_xaxes(range=[-lim, lim])
     fig.update_xaxes(title="weight (normalised: w = [w⁽¹⁾ … w⁽ᴹ⁾] / √M)", row=2, col=1)
