@@ -56,8 +56,8 @@ TOUR = Tour("kernel-vs-forest", [
          "The kernel (blue) fits all leaf weights jointly, the forest (red) each tree "
          "alone: the kernel's test error (solid) is below the forest's at small and "
          "middle lifetimes, and it reaches its best at a smaller $\\lambda$, i.e. with "
-         "coarser partitions. At the largest lifetimes every training point has a cell "
-         "of its own and the two fits coincide."),
+         "coarser partitions. At the largest lifetimes almost every training point has "
+         "a cell of its own and the two fits coincide."),
     Step("A weak penalty: the joint fit overfits",
          "With noise variance $\\sigma^2 = 0.1$ the ridge penalty is ten times weaker. "
          "The kernel's training error (dotted blue) falls below 0.15 by "
@@ -171,7 +171,8 @@ st.markdown(
     f"{wins} of the {len(grid)} lifetimes.")
 st.caption("The paper's Figure 9 (CPU data): the joint fit reaches a low error at smaller "
            "lifetimes, because several trees' coarse cells add up to a detailed "
-           "prediction. Solid: test, dotted: train; target standardised. With a small "
+           "prediction. Blue: kernel (all trees fitted jointly), red: forest (each tree "
+           "fitted alone); solid: test, dotted: train; target standardised. With a small "
            "noise variance $\\sigma^2$ the joint fit can overfit at middle lifetimes, "
            "where the forest's averaging protects it.")
 
