@@ -280,7 +280,7 @@ def posterior_curves(kind, X, y, grid, *, n_partitions=100, max_level=6, noise_v
     mean, std = gp.predict(grid, return_std=True)
     samples = gp.sample_y(grid, n_samples, random_state=random_state)
     return dict(mean=mean, std=std, samples=samples, n_iter=gp.n_iter_,
-                label=f"{kind} (m={P.n_partitions}, {gp.n_iter_} CG iterations)")
+                label=f"{kind} (m={P.n_partitions})")
 
 
 def distance_to_truth(mean, grid, truth, support=(0.0, 1.0)) -> float:
@@ -326,7 +326,7 @@ def _rbf_curves(X, y, grid, n_samples, random_state):
     samples = _mvn_samples(mean, cov - noise**2 * np.eye(len(grid)), n_samples, random_state)
     ls = gpr.kernel_.k1.k2.length_scale
     return dict(mean=mean, std=std, samples=samples, n_iter=None,
-                label=f"RBF (length scale {float(np.ravel(ls)[0]):.3g}, noise sd {noise:.2g})")
+                label=f"RBF (length scale {float(np.ravel(ls)[0]):.2g})")
 
 
 def _mvn_samples(mean, cov, n, random_state):
