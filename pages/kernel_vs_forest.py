@@ -190,7 +190,9 @@ if predict_then_reveal(
         "needs the *sum* over trees to fit, so it uses larger weights, of opposite signs "
         "in different trees, that partly cancel: one tree of the kernel alone predicts "
         f"badly (training MSE {w.kernel_train_losses[1]:.3g}, against "
-        f"{w.forest_train_losses[1]:.3g} for one tree of the forest). The paper's Figure "
+        f"{w.forest_train_losses[1]:.3g} for one tree of the forest). At the largest "
+        "lifetimes, where most cells hold a single point, the two fits and their weights "
+        "become alike. The paper's Figure "
         "10, with weights fitted by stochastic gradient descent, found the kernel's "
         "weights more peaked around 0; the exact ridge solutions here differ."):
     h_left, h_right = st.columns([3, 2])
