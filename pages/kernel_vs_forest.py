@@ -71,8 +71,8 @@ TOUR = Tour("kernel-vs-forest", [
          "the kernel grows with the number of trees it can combine.",
          {"trees": 3}),
     Step("A hundred trees",
-         "With $M = 100$ trees the kernel's advantage at small lifetimes is the largest "
-         "on this page (about 0.2 in test RMSE): a hundred coarse partitions, fitted "
+         "With $M = 100$ trees the kernel's advantage at small lifetimes grows to about "
+         "0.2 in test RMSE (0.15 with 30 trees): a hundred coarse partitions, fitted "
          "jointly, already describe the data, while each tree of the forest is still "
          "only as good as its few cells.",
          {"trees": 100}),
