@@ -2,16 +2,30 @@
 
 Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
 data from random partitions". Widgets, layout and text only.
+
+Claims shown at the defaults (``explorer_ui/defaults_partition_gp.py``; checked by
+``tests/claims/test_partition_gp.py``):
+
+1. On 1-D data with jumps, the GP posterior means of the Random Forest and Fast Cluster
+   kernels are piecewise constant, jump where the data jump and lie closer to the true
+   function than the RBF GP's, whose one length scale must be short to follow the jumps
+   and so also follows the noise (the paper's Figure 1).
+2. The closed-form preconditioner
+   :math:`B = \\frac{1}{m}\\sum_\\rho (K_\\rho + sI)^{-1}` makes conjugate gradients on
+   :math:`(K + sI)\\alpha = y` converge in fewer iterations than plain CG, for each of
+   the three partition kernels.
 """
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
+from explorer_ui import defaults_partition_gp as D
 from explorer_ui.cache import CACHE_TTL
 from explorer_ui.data import data_params, data_source_picker
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
+from explorer_ui.tour import Step, Tour, predict_then_reveal
 from explorer_ui.widgets import (
     page_header,
     seed_control,
@@ -26,6 +40,7 @@ from mondrian_core.experiments.gp_experiments import (
     PARTITION_KERNELS,
     cg_histories,
     compare_kernels,
+    distance_to_truth,
     fitted_partitions,
     kernel_pca_embeddings,
     partition_count_curves,
@@ -47,6 +62,42 @@ KERNELS = list(PARTITION_KERNELS)
 BASELINES = ["RBF", "RBF-ARD", "Linear"]
 COMPARE_MAX = 1000  # points used by the kernel comparison (exact GPs are O(N^3))
 COUNTS = [10, 20, 50, 100, 200, 400]  # partitions m for the paper's Figure 5
+
+TOUR = Tour("partition-gp", [
+    Step("Posteriors that jump with the data",
+         "The toy function jumps three times. The Random Forest and Fast Cluster GPs "
+         "(top row) have piecewise-constant posterior means that jump where the data "
+         "jump and stay flat in between; the RBF GP (bottom right) needs a length scale "
+         "of about 0.03 to follow the jumps, so it also wiggles with the noise. The "
+         "caption under the chart gives each mean's distance from the true function."),
+    Step("Shallow partitions: $h = 1$",
+         "With $h = 1$ a Random Forest partition is the tree cut at depth 0 or 1: at "
+         "most two cells, and the trees' first splits all fall near $x = 0.8$. The "
+         "Random Forest mean (top left) is flat up to the last jump and misses the other "
+         "two. Fast Cluster partitions are as coarse (one or two centres), but their "
+         "boundaries fall at random places, so their average still makes a staircase "
+         "that follows the data; the Mondrian kernel does not use $h$.",
+         {"h": 1}),
+    Step("Few partitions: $m = 5$",
+         "With only $m = 5$ partitions the kernel $k(x, x')$, the fraction of "
+         "partitions that put $x$ and $x'$ together, takes only the values "
+         "$0, 0.2, \\dots, 1$. The posterior means are made of a few visible steps and "
+         "the Mondrian mean (bottom left) is the roughest: each of its five partitions "
+         "cuts $[0, 1]$ at random places, blind to the data.",
+         {"m": 5}),
+    Step("A shorter lifetime for the Mondrian kernel",
+         "At lifetime $\\lambda = 3$ the Mondrian kernel approaches the Laplace kernel "
+         "$e^{-3|x - x'|}$: few cuts, long-range correlation. Its posterior (bottom left) "
+         "is smoother and closer to the truth than at $\\lambda = 20$; the other panels "
+         "do not use $\\lambda$ and do not change.",
+         {"lam": 3.0}),
+    Step("Small noise: more CG iterations",
+         "With noise variance $s = 0.01$ the partition-kernel means chase the noise "
+         "between the jumps, and the system $(K + sI)\\alpha = y$ is worse conditioned: "
+         "the fits' CG iterations, listed under the chart, roughly double (about 30 at "
+         "$s = 0.1$). The preconditioner below the chart is what keeps this cheap.",
+         {"noise": 0.01}),
+])
 
 
 # ---------------------------------------------------------------- cached core calls
@@ -84,7 +135,7 @@ def heatmap(kind, X, y, m, h, lam, seed):
 
 @st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def histories(kind, X, y, m, h, lam, noise, seed):
-    return cg_histories(kind, X, y, noise_variance=noise, random_state=seed, tol=1e-8,
+    return cg_histories(kind, X, y, noise_variance=noise, random_state=seed, tol=D.CG_TOL,
                         partitions=partitions(kind, X, y, m, h, lam, seed))
 
 
@@ -109,16 +160,6 @@ def comparison(d, m, seed, progress=None):
                            n_partitions=m, random_state=seed, progress=progress)
 
 
-def explained(title, text=None, heading=st.subheader):
-    """A section: its heading, then a wide column for the chart beside a narrow one
-    holding ``text`` (the explanation); returns both columns."""
-    heading(title)
-    left, right = st.columns([3, 1])
-    if text:
-        right.markdown(text)
-    return left, right
-
-
 def on_demand(label, button_key, state_key, compute):
     """A button that runs ``compute(progress)`` (with a progress bar) and keeps the result
     in session state under ``state_key``; returns the kept result, or None."""
@@ -139,154 +180,182 @@ def by_partition_count(d, seed, progress=None):
 # ---------------------------------------------------------------- page
 page_header(
     "Partition-kernel GPs",
-    "A **random partition kernel** is the probability that a random partition puts two "
-    "points in the same cluster; with *m* sampled partitions it is the fraction of them "
-    "that do (Davies and Ghahramani 2014). The **Random Forest** kernel cuts a tree of a "
-    "random forest at a random depth d ~ U{0..h}; the **Fast Cluster** kernel assigns "
-    "points to the nearest of 2^s random centres (s ~ U{0..h}) on a random half of the "
-    "dimensions; the **Mondrian** kernel takes the cells of a Mondrian process at a "
-    "lifetime \u03bb (its limit is the Laplace kernel). Products with any of them cost "
-    "O(mN), so GPs are fit by conjugate gradients without forming the N x N matrix.",
+    "A **random partition kernel** is the probability that a random partition $\\rho$ "
+    "puts two points in the same cluster; with $m$ sampled partitions it is the fraction "
+    "of them that do (Davies and Ghahramani 2014):\n\n"
+    "$$k(x, x') = \\frac{1}{m} \\sum_{\\rho=1}^{m} \\mathbb{1}[x \\text{ and } x' "
+    "\\text{ in the same cell of } \\rho].$$\n\n"
+    "The **Random Forest** kernel cuts a tree of a random forest at a random depth "
+    "$d \\sim \\mathcal{U}\\{0, \\dots, h\\}$; the **Fast Cluster** kernel assigns points "
+    "to the nearest of $2^s$ random centres ($s \\sim \\mathcal{U}\\{0, \\dots, h\\}$) on "
+    "a random half of the dimensions; the **Mondrian** kernel takes the cells of a "
+    "Mondrian process at a lifetime $\\lambda$ (its limit is the Laplace kernel "
+    "$e^{-\\lambda \\|x - x'\\|_1}$). Products with any of them cost $O(mN)$, so GPs are "
+    "fit by conjugate gradients without forming the $N \\times N$ matrix.",
+    tour=TOUR,
 )
 
-with st.sidebar:
-    st.subheader("1-D toy views")
-    m = url_slider("Number of partitions m", "m", min_value=5, max_value=300, default=100,
-                   step=5, help="More partitions: the m-approximate kernel settles "
-                                "(its entries have variance at most 1/(4m)).")
-    h = url_slider("Depth parameter h", "h", min_value=0, max_value=12, default=6,
-                   help="Random Forest: depth d ~ U{0..h}; Fast Cluster: 2^s centres, "
-                        "s ~ U{0..h}.")
-    noise = url_slider("Noise variance s (standardised y)", "noise", min_value=0.01,
-                       max_value=1.0, default=0.1, step=0.01,
-                       help="Noise of the partition-kernel GPs, relative to the variance "
-                            "of y. The RBF baseline optimises its own.")
-    lam = url_slider("Mondrian lifetime \u03bb", "lam", min_value=1.0, max_value=100.0,
-                     default=20.0, step=1.0,
-                     help="Mondrian kernel \u2192 Laplace kernel exp(-\u03bb|x - x'|) as m grows "
-                          "(x in [0, 1]).")
-    n_points = url_slider("Toy data: points", "n", min_value=30, max_value=400, default=150,
-                          step=10)
-    seed = seed_control()
+side = st.sidebar
+side.markdown("**Data**")
+n_points = url_slider("Toy 1-D data with jumps: points $N$", "n", min_value=30,
+                      max_value=400, default=D.N_POINTS, step=10, container=side)
+side.caption("The real data set below feeds the kernel PCA and comparison views.")
+# Filled where the real-data views start: a bad or missing CSV then stops only those
+# views, and the toy views above them are still drawn.
+real_box = side.container()
+side.markdown("**Kernels**")
+m = url_slider("Number of partitions $m$", "m", min_value=5, max_value=300,
+               default=D.N_PARTITIONS, step=5, container=side,
+               help="More partitions: the $m$-approximate kernel settles (its entries "
+                    "have variance at most $1/(4m)$).")
+h = url_slider("Depth parameter $h$", "h", min_value=0, max_value=12, default=D.MAX_LEVEL,
+               container=side,
+               help="Random Forest: depth $d \\sim \\mathcal{U}\\{0..h\\}$; Fast Cluster: "
+                    "$2^s$ centres, $s \\sim \\mathcal{U}\\{0..h\\}$.")
+noise = url_slider("Noise variance $s$ (standardised $y$)", "noise", min_value=0.01,
+                   max_value=1.0, default=D.NOISE_VARIANCE, step=0.01, container=side,
+                   help="Noise of the partition-kernel GPs, relative to the variance "
+                        "of $y$. The RBF baseline optimises its own.")
+lam = url_slider("Mondrian lifetime $\\lambda$", "lam", min_value=1.0, max_value=100.0,
+                 default=D.LIFETIME, step=1.0, container=side,
+                 help="The Mondrian kernel tends to the Laplace kernel "
+                      "$e^{-\\lambda |x - x'|}$ as $m$ grows ($x$ in $[0, 1]$).")
+cg_kind = url_choice("Kernel of the CG view", "cgk", KERNELS, default=D.CG_KERNEL,
+                     container=side)
+m_real = url_slider("Partitions $m$ for the real-data views", "mr", min_value=10,
+                    max_value=300, default=D.REAL_PARTITIONS, step=10, container=side,
+                    help="Fast Cluster uses $h = 8$, Random Forest each tree's full depth.")
+seed = seed_control(default=D.SEED, container=side)
 
 with user_errors():
     X, y = toy(n_points, seed)
-    grid = np.linspace(-0.05, 1.05, 300)[:, None]
+    grid = np.linspace(*D.GRID)[:, None]
+    truth = toy_jumps_function(grid.ravel())
 
-    # -------------------------------------------------------- posteriors (Figure 1)
-    left, _ = explained(
-        "GP posteriors on 1-D data with jumps",
-        "**What it shows.** Posterior mean (blue), a band of two posterior standard "
-        "deviations of *f* (exact, computed in the kernel's finite cluster-indicator "
-        "feature space) and three posterior samples, as in the paper's Figure 1.\n\n"
-        "**Look for:** partition-kernel posteriors are *piecewise constant* and "
-        "*non-stationary*: they jump where the data jump and their uncertainty varies "
-        "from place to place, while the RBF must trade smoothness against the jumps. "
-        "Move *m* to watch the m-approximation settle; small *h* gives coarse "
-        "partitions and a stiff fit.", heading=st.header)
-    with left:
-        with st.spinner("Fitting the GPs..."):
-            panels = {k: curves(k, X, y, grid, m, h, lam, noise, seed) for k in KERNELS}
-            panels["RBF"] = rbf_curves(X, y, grid, seed)
-        show_figure(cached_figure(posterior_panels_figure, panels, X, y, grid,
-                                            truth=toy_jumps_function(grid.ravel())),
-                    "posteriors", params=dict(n=n_points, m=m, h=h, lam=lam, noise=noise, seed=seed))
+    # -------------------------------------------------------- posteriors (Figure 1): main
+    with st.spinner("Fitting the GPs..."):
+        panels = {k: curves(k, X, y, grid, m, h, lam, noise, seed) for k in KERNELS}
+        panels["RBF"] = rbf_curves(X, y, grid, seed)
+    show_figure(cached_figure(posterior_panels_figure, panels, X, y, grid, truth=truth,
+                              height=330),
+                "posteriors", main=True,
+                params=dict(n=n_points, m=m, h=h, lam=lam, noise=noise, seed=seed))
+    errors = {k: distance_to_truth(p["mean"], grid, truth) for k, p in panels.items()}
+    st.markdown(
+        "Distance of each posterior mean from the true function (RMS on $[0, 1]$): "
+        + ", ".join(f"{k} **{e:.2f}**" for k, e in errors.items())
+        + ". Preconditioned CG iterations of the fits: "
+        + ", ".join(f"{k} {p['n_iter']}" for k, p in panels.items() if p["n_iter"] is not None)
+        + ".")
+    st.caption("The paper's Figure 1: partition-kernel posteriors are piecewise constant "
+               "and non-stationary (their uncertainty varies from place to place), while "
+               "the RBF trades smoothness against the jumps.")
+    with st.expander("What the panels show"):
+        st.markdown(
+            "Posterior mean (blue), a band of two posterior standard deviations of $f$ "
+            "(exact, computed in the kernel's finite cluster-indicator feature space), "
+            "three posterior samples, the true function (dotted) and the data. The "
+            "partition kernels use the noise variance $s$ of the sidebar; the RBF "
+            "optimises its amplitude, length scale and noise by the marginal likelihood. "
+            "Move $m$ to watch the $m$-approximation settle; a small $h$ gives coarse "
+            "partitions and a stiff fit.")
+
+    # -------------------------------------------------------- CG convergence: the question
+    st.subheader("Conjugate gradients and the preconditioner")
+    if predict_then_reveal(
+            "pgp_cg",
+            f"CG solves $(K + sI)\\alpha = y$ for the {cg_kind} kernel to a relative "
+            "residual of $10^{-8}$. With the closed-form preconditioner "
+            "$B = \\frac{1}{m}\\sum_\\rho (K_\\rho + sI)^{-1}$, does it need...",
+            ["fewer iterations", "about as many", "more iterations"], 0,
+            "Each term $(K_\\rho + sI)^{-1}$ is exact for one partition (a "
+            "block-diagonal matrix of all-ones blocks, inverted in closed form by "
+            "Sherman-Morrison), so their average is close to $(K + sI)^{-1}$ when the "
+            "partitions agree and every eigenvalue of $B(K + sI)$ is at least 1: the "
+            "system CG sees is much better conditioned. Each iteration still costs "
+            "$O(mN)$."):
+        hist = histories(cg_kind, X, y, m, h, lam, noise, seed)
+        left, right = st.columns([3, 1])
+        with left:
+            show_figure(cached_figure(cg_convergence_figure, hist, tol=D.CG_TOL), "cg",
+                        params=dict(kernel=cg_kind, n=n_points, m=m, h=h, lam=lam,
+                                    noise=noise, seed=seed))
+        with right:
+            # a history holds the starting residual, then one per iteration
+            st.markdown("\n".join(f"- {name}: **{len(r) - 1}** iterations"
+                                  for name, r in hist.items()))
+            st.caption("Lower noise $s$ means a worse-conditioned system and a bigger gain.")
+        with st.expander("The preconditioner's scaling"):
+            st.markdown(
+                "The paper writes $B = m \\sum_\\rho (K_\\rho + \\sigma I)^{-1}$ with a "
+                "*small* $\\sigma$; for $K = \\frac{1}{m}\\sum_\\rho K_\\rho$ the consistent "
+                "choice is the *average* with $\\sigma = s$, which equals "
+                "$(K + sI)^{-1}$ when all partitions agree and makes every eigenvalue of "
+                "$B(K + sI)$ at least 1. (A constant factor such as the paper's $m^2$ "
+                "does not change CG's iterates.)")
 
     # -------------------------------------------------------- kernel matrices
-    left, _ = explained(
-        "Kernel matrices",
-        "**What it shows.** k(x_i, x_j) for the toy points sorted by x: white = never "
-        "together, black = always together.\n\n**Look for:** blocks along the "
-        "diagonal (clusters), edges that line up with the jumps for the supervised "
-        "Random Forest kernel, and graininess that fades as *m* grows.", heading=st.header)
-    with left:
-        mats = {f"{k} kernel": heatmap(k, X, y, m, h, lam, seed) for k in KERNELS}
-        show_figure(cached_figure(kernel_heatmaps_figure, mats), "kernel-matrices",
-                    params=dict(n=n_points, m=m, h=h, lam=lam, seed=seed))
-
-    # -------------------------------------------------------- CG convergence
-    left, right = explained("Conjugate gradients and the preconditioner", heading=st.header)
-    with right:
-        cg_kind = url_choice("Kernel", "cgk", KERNELS, default="Fast Cluster")
-        st.markdown(
-            "**What it shows.** Relative residual of CG on (K + sI) alpha = y against "
-            "iteration, with and without the preconditioner "
-            "B = (1/m) sum_rho (K_rho + sI)^-1, each term in closed form (Sherman-Morrison "
-            "on the all-ones blocks).\n\n**Scaling.** The paper writes B = m sum_rho "
-            "(K_rho + sigma I)^-1 with a *small* sigma; for K = (1/m) sum K_rho the "
-            "consistent choice is the *average* with sigma = s, which equals A^-1 when all "
-            "partitions agree and makes every eigenvalue of BA at least 1. (A constant "
-            "factor such as the paper's m^2 does not change CG's iterates.) Lower noise "
-            "means a worse-conditioned system and a bigger gain.")
-    with left:
-        hist = histories(cg_kind, X, y, m, h, lam, noise, seed)
-        show_figure(cached_figure(cg_convergence_figure, hist, tol=1e-8), "cg",
-                    params=dict(kernel=cg_kind, n=n_points, m=m, h=h, lam=lam, noise=noise,
-                                seed=seed))
+    st.subheader("Kernel matrices")
+    mats = {f"{k} kernel": heatmap(k, X, y, m, h, lam, seed) for k in KERNELS}
+    show_figure(cached_figure(kernel_heatmaps_figure, mats), "kernel-matrices",
+                params=dict(n=n_points, m=m, h=h, lam=lam, seed=seed))
+    st.caption("$k(x_i, x_j)$ for the toy points sorted by $x$: white = never together, "
+               "black = always together. Look for blocks along the diagonal (clusters), "
+               "edges that line up with the jumps for the supervised Random Forest "
+               "kernel, and graininess that fades as $m$ grows.")
 
     # -------------------------------------------------------- real data
-    st.header("Real data")
-    d = data_source_picker("real", kinds=(*BUNDLED_DATASETS, "csv"), default="diabetes")
+    st.subheader("Real data")
+    d = data_source_picker("real", kinds=(*BUNDLED_DATASETS, "csv"), default=D.REAL_DATA,
+                           container=real_box)
     data_name = d.name
-    m_real = url_slider("Partitions m for the real-data views", "mr", min_value=10,
-                        max_value=300, default=100, step=10,
-                        help="Fast Cluster uses h = 8, Random Forest each tree's full depth.")
+    with st.spinner("Kernel PCA..."):
+        emb = embeddings(d.X, d.y, m_real, seed)
+    show_figure(cached_figure(kernel_pca_figure, emb, d.y, colour_label=d.target_name or "y"),
+                "kernel-pca", params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
+    st.caption("The paper's Figure 2: the top two components of linear PCA and of kernel "
+               "PCA with the Fast Cluster and Random Forest kernels (centred kernel, "
+               "Lanczos eigensolver on an $O(mN)$ operator), points coloured by the "
+               "target. The supervised Random Forest embedding orders the points by the "
+               "target (a colour gradient); the unsupervised ones need not.")
 
-    left, _ = explained(
-        "Kernel PCA (the paper's Figure 2)",
-        "**What it shows.** The top two components of linear PCA and of kernel PCA "
-        "with the Fast Cluster and Random Forest kernels (centred kernel, Lanczos "
-        "eigensolver on an O(mN) operator), points coloured by the target.\n\n"
-        "**Look for:** the supervised Random Forest embedding orders the points by "
-        "the target (a colour gradient), the unsupervised ones need not.")
-    with left:
-        with st.spinner("Kernel PCA..."):
-            emb = embeddings(d.X, d.y, m_real, seed)
-        show_figure(cached_figure(kernel_pca_figure, emb, d.y, colour_label=d.target_name or "y"),
-                    "kernel-pca", params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
+    st.markdown("**Test log-likelihood and MSE** (the paper's Figures 3 and 4)")
+    rows = on_demand("Compare kernels (RBF-ARD takes up to a minute)", "compare",
+                     f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m_real}::{seed}",
+                     lambda progress: comparison(d, m_real, seed, progress=progress))
+    if rows:
+        show_figure(cached_figure(comparison_figure, rows), "kernel-comparison",
+                    params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
+        st.dataframe(
+            [{"kernel": r["kernel"], "test log-lik": round(r["test_log_lik"], 4),
+              "test MSE": round(r["mse"], 4), "fit time (s)": round(r["seconds"], 2)}
+             for r in rows], hide_index=True)
+    else:
+        st.info("Press the button to fit and score all kernels on this data set.")
+    with st.expander("How the kernels are compared"):
+        st.markdown(
+            "GPs with each kernel are fit on a random 80% of the set and scored on the "
+            f"other 20% (at most {COMPARE_MAX:,} points in all): mean log predictive "
+            "density of the test targets (noise included) and mean squared error of the "
+            "posterior mean. The partition kernels choose only the noise (the Mondrian "
+            "kernel also its lifetime) by the evidence; RBF, RBF with one length scale "
+            "per input (ARD) and linear optimise all hyper-parameters by the marginal "
+            "likelihood (1 restart; the paper used 20). Look for whether the "
+            "hyper-parameter-free partition kernels keep up with tuned standard kernels. "
+            "The Random Forest kernel is fit on the same training targets, so its "
+            "evidence favours a small noise and its predictive bands can be "
+            "over-confident (on the tips set, for example).")
 
-    left, _ = explained(
-        "Test log-likelihood and MSE (the paper's Figures 3 and 4)",
-        "**What it shows.** GPs with each kernel fit on a random 80% of the set and "
-        f"scored on the other 20% (at most {COMPARE_MAX:,} points in all): mean log "
-        "predictive density of the test targets "
-        "(noise included) and mean squared error of the posterior mean. The "
-        "partition kernels choose only the noise (the Mondrian kernel also its "
-        "lifetime) by the evidence; RBF, RBF with "
-        "one length scale per input (ARD) and linear optimise all hyper-parameters "
-        "by the marginal likelihood (1 restart; the paper used 20).\n\n"
-        "**Look for:** whether the hyper-parameter-free partition kernels keep up "
-        "with tuned standard kernels. The Random Forest kernel is fit on the same "
-        "training targets, so its evidence favours a small noise and its "
-        "predictive bands can be over-confident (on the tips set, for example).")
-    with left:
-        rows = on_demand("Compare kernels (RBF-ARD takes up to a minute)", "compare",
-                         f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m_real}::{seed}",
-                         lambda progress: comparison(d, m_real, seed, progress=progress))
-        if rows:
-            show_figure(cached_figure(comparison_figure, rows), "kernel-comparison",
-                        params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
-            st.dataframe(
-                [{"kernel": r["kernel"], "test log-lik": round(r["test_log_lik"], 4),
-                  "test MSE": round(r["mse"], 4), "fit time (s)": round(r["seconds"], 2)}
-                 for r in rows], hide_index=True)
-        else:
-            st.info("Press the button to fit and score all kernels on this data set.")
-
-    left, _ = explained(
-        "Test error against the number of partitions (the paper's Figure 5)",
-        "**What it shows.** The Random Forest and Fast Cluster GPs of the comparison "
-        f"above (same split), refitted with m = {', '.join(map(str, COUNTS))} "
-        "partitions: mean test log-likelihood and MSE. The paper did this on the "
-        "'mpg' set.\n\n**Look for:** how few partitions each kernel needs; the "
-        "paper found the Random Forest kernel near its best with few partitions and "
-        "Fast Cluster improving until about m = 200.")
-    with left:
-        by_m = on_demand("Fit the GPs at every m", "by_m",
-                         f"by_m::{data_name}::{d.n_samples}::{d.n_features}::{seed}",
-                         lambda progress: by_partition_count(d, seed, progress=progress))
-        if by_m:
-            show_figure(cached_figure(partition_count_figure, by_m, dataset_name=data_name),
-                        "test-error-vs-m", params={**data_params(d.name, "real"), "seed": seed})
-        else:
-            st.info("Press the button to fit the two partition-kernel GPs at each m.")
+    st.markdown("**Test error against the number of partitions** (the paper's Figure 5)")
+    by_m = on_demand("Fit the GPs at every m", "by_m",
+                     f"by_m::{data_name}::{d.n_samples}::{d.n_features}::{seed}",
+                     lambda progress: by_partition_count(d, seed, progress=progress))
+    if by_m:
+        show_figure(cached_figure(partition_count_figure, by_m, dataset_name=data_name),
+                    "test-error-vs-m", params={**data_params(d.name, "real"), "seed": seed})
+    else:
+        st.info("Press the button to fit the two partition-kernel GPs at each m.")
+    st.caption("The Random Forest and Fast Cluster GPs of the comparison (same split), "
+               f"refitted with $m$ = {', '.join(map(str, COUNTS))} partitions. The paper "
+               "(on the 'mpg' set) found the Random Forest kernel near its best with few "
+               "partitions and Fast Cluster improving until about $m = 200$.")

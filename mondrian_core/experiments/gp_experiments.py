@@ -37,7 +37,7 @@ from mondrian_core.partitions import (
 
 __all__ = ["PARTITION_KERNELS", "make_partitions", "posterior_curves", "sorted_kernel_matrix",
            "cg_histories", "compare_kernels", "fitted_partitions", "kernel_pca_embeddings", "fit_baseline_gp",
-           "select_noise_variance", "partition_count_curves"]
+           "select_noise_variance", "partition_count_curves", "distance_to_truth"]
 
 #: Partition kernels offered by the page (name -> short description).
 PARTITION_KERNELS = {
@@ -280,7 +280,42 @@ def posterior_curves(kind, X, y, grid, *, n_partitions=100, max_level=6, noise_v
     mean, std = gp.predict(grid, return_std=True)
     samples = gp.sample_y(grid, n_samples, random_state=random_state)
     return dict(mean=mean, std=std, samples=samples, n_iter=gp.n_iter_,
-                label=f"{kind} (m={P.n_partitions}, {gp.n_iter_} CG iterations)")
+                label=f"{kind} (m={P.n_partitions})")
+
+
+def distance_to_truth(mean, grid, truth, support=(0.0, 1.0)) -> float:
+    """Root-mean-square distance of a posterior mean from the true function.
+
+    Measured on the points of ``grid`` inside ``support`` (where the data lie), so the
+    extrapolation beyond the data does not count.
+
+    Parameters
+    ----------
+    mean : array-like of shape (G,)
+        The posterior mean on ``grid`` (e.g. from :func:`posterior_curves`).
+    grid : array-like of shape (G,) or (G, 1)
+        The 1-D points where ``mean`` and ``truth`` are evaluated.
+    truth : array-like of shape (G,)
+        The noise-free function on ``grid``.
+    support : tuple of float, default=(0.0, 1.0)
+        The interval the distance is measured on.
+
+    Returns
+    -------
+    float
+        ``sqrt(mean((mean - truth)^2))`` over the grid points in ``support``.
+
+    Raises
+    ------
+    InputError
+        If no grid point lies in ``support``.
+    """
+    g = np.asarray(grid, dtype=float).ravel()
+    inside = (g >= support[0]) & (g <= support[1])
+    if not inside.any():
+        raise InputError(f"no grid point lies in [{support[0]:g}, {support[1]:g}].")
+    diff = np.asarray(mean, dtype=float)[inside] - np.asarray(truth, dtype=float)[inside]
+    return float(np.sqrt(np.mean(diff ** 2)))
 
 
 def _rbf_curves(X, y, grid, n_samples, random_state):
@@ -291,7 +326,7 @@ def _rbf_curves(X, y, grid, n_samples, random_state):
     samples = _mvn_samples(mean, cov - noise**2 * np.eye(len(grid)), n_samples, random_state)
     ls = gpr.kernel_.k1.k2.length_scale
     return dict(mean=mean, std=std, samples=samples, n_iter=None,
-                label=f"RBF (length scale {float(np.ravel(ls)[0]):.3g}, noise sd {noise:.2g})")
+                label=f"RBF (length scale {float(np.ravel(ls)[0]):.2g})")
 
 
 def _mvn_samples(mean, cov, n, random_state):

@@ -149,6 +149,29 @@ def objectives(Phi, y, w, ratio: float, n_trees: int) -> tuple[float, float]:
     return kernel, forest
 
 
+def lifetime_grid(largest, n_lifetimes, span=300.0) -> np.ndarray:
+    """Return ``n_lifetimes`` lifetimes log-spaced from ``largest / span`` to ``largest``.
+
+    The lifetimes of the kernel-vs-forest curve (the paper's Figure 9 spans a range
+    of lifetimes on a log scale).
+
+    Parameters
+    ----------
+    largest : float
+        The largest lifetime (> 0).
+    n_lifetimes : int
+        How many lifetimes (>= 1).
+    span : float, default=300.0
+        Ratio of the largest to the smallest lifetime.
+
+    Returns
+    -------
+    ndarray of shape (n_lifetimes,)
+        The lifetimes, increasing.
+    """
+    return np.geomspace(largest / span, largest, int(n_lifetimes))
+
+
 def _pad(w, n_columns):
     return np.concatenate([w, np.zeros(max(0, n_columns - w.size))])
 

@@ -57,20 +57,23 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
     fig = go.Figure()
     x = np.maximum(path.lifetimes, 1e-12)
     for name, colour, test, train in (
-            ("Mondrian kernel (joint fit)", KERNEL_COLOUR, path.kernel_test_rmse,
+            ("kernel", KERNEL_COLOUR, path.kernel_test_rmse,
              path.kernel_train_rmse),
-            ("Mondrian forest (each tree alone)", FOREST_COLOUR, path.forest_test_rmse,
+            ("forest", FOREST_COLOUR, path.forest_test_rmse,
              path.forest_train_rmse)):
-        fig.add_trace(go.Scatter(x=x, y=test, mode="lines+markers", name=f"{name}: test",
+        fig.add_trace(go.Scatter(x=x, y=test, mode="lines+markers", name=f"{name}, test",
                                  line=dict(color=colour, width=2.5), marker=dict(size=6)))
-        fig.add_trace(go.Scatter(x=x, y=train, mode="lines", name=f"{name}: train",
+        fig.add_trace(go.Scatter(x=x, y=train, mode="lines", name=f"{name}, train",
                                  line=dict(color=colour, width=1.5, dash="dot")))
     if lifetime is not None:
         fig.add_vline(x=max(lifetime, 1e-12), line=dict(color=BLACK, width=1, dash="dash"))
     fig.update_xaxes(title="lifetime λ (log scale)", type="log")
     fig.update_yaxes(title="RMSE (units of the target)")
-    styled(fig, title="Test error against lifetime, same Mondrian samples", height=height)
-    return legend_below(fig, gap=85, legend_height=55)
+    styled(fig, title="Mondrian kernel vs forest on the same trees", height=height)
+    legend_below(fig, gap=80, legend_height=45)
+    # two entries per row (test and train of one model side by side): two rows, not four
+    fig.update_layout(legend=dict(entrywidth=0.5, entrywidthmode="fraction"))
+    return fig
 
 
 def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
@@ -112,7 +115,7 @@ def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
                              showlegend=False,
                              hovertemplate="weight %{x:.3g}<br>%{y} weights<extra></extra>"),
                       row=row, col=1)
-        fig.update_yaxes(title="weights", row=row, col=1)
+        fig.update_yaxes(title="number of weights", row=row, col=1)
     fig.update_annotations(yshift=6, font=dict(size=13))  # subplot titles clear of the frame
     fig.update_xaxes(range=[-lim, lim])
     fig.update_xaxes(title="weight (normalised: w = [w⁽¹⁾ … w⁽ᴹ⁾] / √M)", row=2, col=1)

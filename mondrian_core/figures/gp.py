@@ -62,9 +62,12 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
     n = len(names)
     cols = min(n, 2)
     rows = int(np.ceil(n / cols))
+    # titles on up to two lines, so neighbouring panels' titles never run into each other
+    # (a panel is about 220 px wide at 1024 px, and projector mode makes the text bigger)
+    titles = ["<br>".join(textwrap.wrap(panels[k]["label"], 24, break_long_words=False))
+              for k in names]
     fig = make_subplots(rows=rows, cols=cols, shared_yaxes=True, horizontal_spacing=0.04,
-                        vertical_spacing=0.12,
-                        subplot_titles=[panels[k]["label"] for k in names])
+                        vertical_spacing=0.17, subplot_titles=titles)
     g = np.asarray(grid).ravel()
     x = np.asarray(X).ravel()
     for i, name in enumerate(names):
@@ -97,8 +100,8 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
             fig.update_yaxes(title_text=y_label, row=r, col=c)
     fig.update_annotations(font_size=13, yshift=8)
     styled(fig, height=height * rows)
-    fig.update_layout(margin=dict(t=40, r=45))
-    return legend_below(fig, gap=75)
+    fig.update_layout(margin=dict(t=60, r=45))
+    return legend_below(fig, gap=90)  # clear of the x titles, also at projector sizes
 
 
 def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
