@@ -24,11 +24,12 @@ from explorer_ui.cache import CACHE_TTL
 from explorer_ui.defaults_lifetime_sweep import FIGURE8
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
-from explorer_ui.sweep import figure_params, model_controls, run_sweep, show_split
+from explorer_ui.sweep import figure_params, run_sweep, show_split
 from explorer_ui.sweep_page import (
     figure8_job,
     figure8_rows,
     lifetime_picker,
+    model_controls,
     pick_data_seed_last,
     poll_job,
 )
@@ -48,13 +49,15 @@ require_app_navigation()
 TOUR = Tour("lifetime-sweep", [
     Step("One sweep, every lifetime",
          "The red curve is the validation error at **every** lifetime $\\lambda$, from one "
-         "set of 50 Mondrians and one pass over their cuts. It is U-shaped: its minimum "
-         "(star) sits near the true $\\lambda^* = 5$ of this Laplace-GP draw (dotted line); "
-         "the slider starts there.", {}),
+         "set of 50 Mondrians and one pass over their cuts. It falls, then rises again: its "
+         "minimum (star, $\\lambda \\approx 27$) is within an order of magnitude of the true "
+         "$\\lambda^* = 5$ of this Laplace-GP draw (dotted line), as in the paper's Figure 7.",
+         {}),
     Step("Too small: underfitting",
-         "At $\\lambda = 0.5$ few cuts have happened: the fit below is a handful of flat "
-         "steps and both errors are high. A small lifetime is a wide kernel.",
-         {"lifetime": "0.5"}),
+         "At $\\lambda = 0.1$ only a few of the 50 trees have cut at all: the fit below is "
+         "a handful of flat steps and both errors are more than twice their best. A small "
+         "lifetime is a wide kernel.",
+         {"lifetime": "0.1"}),
     Step("Too large: overfitting",
          "At $\\lambda = 50$ the cells hold a few points each: the train error (blue) keeps "
          "falling but the validation error has risen again, and the fit below chases the "
@@ -62,7 +65,7 @@ TOUR = Tour("lifetime-sweep", [
     Step("A 2-D draw",
          "The same sweep on a 2-D Laplace-GP draw: the surface shows the ridge prediction "
          "at the best lifetime and the cuts the first Mondrian has made by then. Slide "
-         "$\\lambda$ in the sidebar and watch cuts appear.", {"data_src": "gp2d"}),
+         "$\\lambda$ in the sidebar and watch cuts appear.", {"data_src": "gp2d", "cells": 150}),
 ])
 
 page_header(

@@ -79,7 +79,7 @@ def test_tour_steps_draw_different_charts_and_are_reproducible():
     assert _specs(one) != _specs(two)
     again = run_page(PAGE, query={**SMALL, "tour": "2"})
     assert _specs(again) == _specs(two)
-    assert _lifetime(two).value == "0.5"
+    assert _lifetime(two).value == "0.1"
 
 
 def test_tour_next_then_a_widget_leaves_it():
@@ -87,7 +87,7 @@ def test_tour_next_then_a_widget_leaves_it():
     at.button(key="tour__next").click().run()
     assert_clean(at)
     assert at.query_params["tour"] == "2"
-    assert _lifetime(at).value == "0.5"
+    assert _lifetime(at).value == "0.1"
     at.sidebar.number_input(key="noise_var").set_value(0.05).run()
     assert_clean(at)
     assert "tour" not in at.query_params
