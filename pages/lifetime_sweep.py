@@ -60,12 +60,14 @@ TOUR = Tour("lifetime-sweep", [
          {"lifetime": "0.1"}),
     Step("Too large: overfitting",
          "At $\\lambda = 50$ the cells hold a few points each: the train error (blue) keeps "
-         "falling but the validation error has risen again, and the fit below chases the "
-         "noise.", {"lifetime": "50"}),
+         "falling but the validation error has risen again (0.187 against 0.168 at the "
+         "star), and the fit below chases the noise.", {"lifetime": "50"}),
     Step("A 2-D draw",
-         "The same sweep on a 2-D Laplace-GP draw: the surface shows the ridge prediction "
-         "at the best lifetime and the cuts the first Mondrian has made by then. Slide "
-         "$\\lambda$ in the sidebar and watch cuts appear.", {"data_src": "gp2d", "cells": 150}),
+         "A 2-D Laplace-GP draw ($\\lambda^* = 5$), swept to $\\Lambda = 11.3$ (150 cells per "
+         "tree). Here the validation error is still falling at the end: with 600 points and "
+         "50 trees the best lifetime lies above $2\\lambda^*$. The surface shows the "
+         "prediction and the first Mondrian's cuts at the slider's $\\lambda$.",
+         {"data_src": "gp2d", "cells": 150}),
 ])
 
 page_header(
