@@ -187,5 +187,7 @@ st.caption(
     "and solves the ridge system for one lifetime; the sweep's one pass covers every lifetime.")
 st.caption(
     "Where it does not hold: on small data (a few hundred points, as in the sidebar's sets) a "
-    "refit takes milliseconds, so a retrained search can find a good lifetime in less wall "
-    "time than the sweep; and random binning can end below the sweep's best error.")
+    "refit takes milliseconds, so a retrained search finds a good lifetime in less wall time "
+    "than the sweep. Even at this size the sweep's one pass costs as much as a few binning "
+    "fits, so on a busy server the times above can go either way, and random binning ends "
+    "below the sweep's best error; only the count of fits is a sure win.")
