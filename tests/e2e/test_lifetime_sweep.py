@@ -35,6 +35,10 @@ def test_slider_moves_the_fit(app_url, page):
     thumb.focus()
     for _ in range(15):
         page.keyboard.press("ArrowLeft")
+    # the reruns may start after the presses: wait for the status line to change
+    page.wait_for_function(
+        "(b) => ![...document.querySelectorAll('[data-testid=\"stMarkdown\"]')]"
+        ".some(e => e.innerText === b)", arg=before, timeout=60_000)
     wait_for_app(page, timeout=60_000)
     assert_no_exception(page)
     assert _status(page) != before
