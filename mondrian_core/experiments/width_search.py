@@ -55,24 +55,25 @@ class SearchTrace:
     fits: np.ndarray | None = None
 
     def fits_to_reach(self, rmse: float) -> float:
-        """Return the from-scratch fits done when the validation RMSE first reached ``rmse``.
+        """Return the work done, in fits, until an error of at most ``rmse`` was known.
 
         Parameters
         ----------
         rmse : float
-            The target error.
+            The validation RMSE to reach.
 
         Returns
         -------
         float
-            The count of fits (see ``fits``) when an error ``<= rmse`` was known;
-            ``inf`` if never.
+            The count in ``fits`` at the first entry reaching ``rmse``, or ``inf``.
         """
-        hit = np.flatnonzero(self.val_rmse <= rmse)
-        if not hit.size:
-            return float("inf")
         fits = np.arange(1, self.val_rmse.size + 1) if self.fits is None else self.fits
-        return float(fits[hit[0]])
+        return self._when_reached(rmse, fits)
+
+    def _when_reached(self, rmse, values) -> float:
+        """``values`` at the first entry whose error is ``<= rmse``; ``inf`` if none."""
+        hit = np.flatnonzero(self.val_rmse <= rmse)
+        return float(values[hit[0]]) if hit.size else float("inf")
 
     @property
     def best_so_far(self) -> np.ndarray:
@@ -92,8 +93,7 @@ class SearchTrace:
         float
             Seconds until an error ``<= rmse`` was known; ``inf`` if never.
         """
-        hit = np.flatnonzero(self.val_rmse <= rmse)
-        return float(self.seconds[hit[0]]) if hit.size else float("inf")
+        return self._when_reached(rmse, self.seconds)
 
 
 def ridge_validation_rmse(Phi, y, Phi_val, y_val, noise_variance, prior_variance) -> float:
