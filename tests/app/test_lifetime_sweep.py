@@ -54,12 +54,12 @@ def test_default_run_and_lifetime_slider():
 
 def test_defaults_match_the_claim_test():
     """The page at its defaults shows the sweep the claim test checks (same best lifetime)."""
-    from tests.claims.test_lifetime_sweep import path as claim_path
+    from tests.claims.test_lifetime_sweep import default_path
 
     at = run_page(PAGE)
     assert_clean(at)
     best = float(re.search(r"at \$\\lambda = ([0-9.e+-]+)\$\)", _status(at)).group(1))
-    expected = claim_path.__wrapped__().best_lifetime
+    expected = default_path().best_lifetime
     assert np.isclose(best, float(f"{expected:.3g}"))
 
 

@@ -22,8 +22,7 @@ from mondrian_core.experiments.width_search import figure8_at_scale
 from mondrian_core.sweep import lifetime_for_cells
 
 
-@pytest.fixture(scope="module")
-def path():
+def default_path():
     """The page's sweep at its defaults: a 1-D Laplace-GP draw (synthetic sets are not
     standardised by the page), its seeded 60/20/20 split, the rounded terminal lifetime."""
     data = laplace_gp(DATA_POINTS, 1, TRUE_LIFETIME, DATA_NOISE_STD, random_state=DATA_SEED)
@@ -32,6 +31,11 @@ def path():
     return lifetime_path(train.X, train.y, val.X, val.y, terminal_lifetime=terminal,
                          n_trees=N_TREES, noise_variance=NOISE_VARIANCE,
                          prior_variance=PRIOR_VARIANCE, random_state=SEED)
+
+
+@pytest.fixture(scope="module")
+def path():
+    return default_path()
 
 
 def test_train_error_falls_and_validation_error_is_u_shaped(path):
