@@ -35,3 +35,29 @@ def test_ridge_primal_dual_agree_and_extra_validation_columns_get_zero_weight():
     assert np.isclose(ridge_validation_rmse(sp.csr_matrix(wide), y, sp.csr_matrix(extra), yv,
                                             0.5, 1.0),
                       np.sqrt(np.mean((extra[:, :45] @ np.concatenate([w, np.zeros(40)]) - yv) ** 2)))
+
+
+def test_fits_are_counted_per_refit_and_once_for_the_sweep():
+    from mondrian_core.experiments.width_search import SearchTrace, figure8_at_scale
+
+    trace = SearchTrace("t", np.array([1.0, 2.0, 4.0]), np.array([0.5, 0.3, 0.4]),
+                        np.array([0.1, 0.2, 0.3]))
+    assert trace.fits_to_reach(0.3) == 2 and trace.time_to_reach(0.3) == 0.2
+    assert trace.fits_to_reach(0.1) == float("inf")
+    result = figure8_at_scale(n_points=300, n_dims=5, n_trees=5, n_cells=10, max_evals=4)
+    sweep, fourier, binning = result.traces
+    assert np.all(sweep.fits == 1)  # one pass answers every lifetime
+    for tr in (fourier, binning):
+        assert np.array_equal(tr.fits, np.arange(1, tr.lifetimes.size + 1))
+    assert result.n_train == 180 and result.n_val == 60  # the 60/20/20 split
+
+
+def test_friedman1_is_seeded_and_its_function_standardised():
+    from mondrian_core.datasets import friedman1
+
+    a, b = friedman1(500, random_state=3), friedman1(500, random_state=3)
+    assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y)
+    assert a.X.shape == (500, 8) and a.X.min() >= 0 and a.X.max() <= 1
+    assert np.isclose(a.f.mean(), 0) and np.isclose(a.f.std(), 1)
+    # the noise is what was asked for: its sample std is within a few standard errors
+    assert abs(np.std(a.y - a.f) - 0.1) < 4 * 0.1 / np.sqrt(2 * 500)

@@ -11,6 +11,8 @@ Everything returns a :class:`Dataset`. Synthetic generators take ``random_state`
   al. 2016, section 3), so the lifetime sweep and posterior pages can try to
   recover it. Exact: the Ornstein-Uhlenbeck recursion in 1-D, a Cholesky factor
   of the kernel matrix otherwise (:func:`laplace_gp_sample`).
+* :func:`friedman1` - Friedman's first regression function (8-D by default), cheap
+  to draw at any size: the set on which the sweep is timed (Figure 8 at scale).
 * :func:`toy_jumps_1d` - a noisy piecewise-smooth 1-D function with jumps, like
   the toy set of Figure 1 of Davies and Ghahramani (2014).
 * :func:`two_moons`, :func:`two_spirals`, :func:`xor_blobs` (2-D classification)
@@ -39,6 +41,7 @@ from mondrian_core.datasets.csv_upload import (
                                             read_csv_table,
 )
 from mondrian_core.datasets.dataset import Dataset, train_val_test_split
+from mondrian_core.datasets.friedman import friedman1
 from mondrian_core.datasets.synthetic import (
                                             MAX_GP_POINTS,
                                             MAX_SYNTHETIC_POINTS,
@@ -65,6 +68,7 @@ __all__ = [
     "CSV_MIN_ROWS",
     "uniform_box",
     "laplace_gp",
+    "friedman1",
     "laplace_gp_sample",
     "toy_jumps_1d",
     "toy_jumps_function",

@@ -82,10 +82,17 @@ def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
         fig.add_scatter(x=[max(path.lifetimes[best], t[0])], y=[path.val_rmse[best]],
                         mode="markers", name=f"best validation: lifetime {path.lifetimes[best]:.3g}",
                         marker=dict(color=RED, size=12, symbol="star", line=dict(color=BLACK, width=1)))
+    # the slider's label sits above the plot and the true lifetime's inside its top edge,
+    # so the two never overprint, however close the lines (and at projector font sizes);
+    # the slider's label turns inwards near the right edge
+    lo, hi = _log_range(path)
+    inward = lifetime is not None and np.log10(max(lifetime, t[0])) > lo + 0.85 * (hi - lo)
     if true_lifetime is not None:
-        _lifetime_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=GREY, dash="dot")
+        _lifetime_marker(fig, true_lifetime, f" true {true_lifetime:g}", color=GREY, dash="dot",
+                         y=0.99, yanchor="top", xanchor="left")
     if lifetime is not None:
-        _lifetime_marker(fig, max(lifetime, t[0]), f"slider {lifetime:.3g}")
+        _lifetime_marker(fig, max(lifetime, t[0]), f"slider {lifetime:.3g}",
+                         xanchor="right" if inward else "center")
     fig.update_xaxes(type="log", range=_log_range(path),
                      title="lifetime \u03bb (inverse kernel width, log scale)")
     fig.update_yaxes(title="RMSE (target units)")

@@ -1,0 +1,23 @@
+"""The Lifetime sweep page's defaults, in one place for the page, its tour and its claim
+test (tests/claims/test_lifetime_sweep.py). Constants only."""
+from __future__ import annotations
+
+# The page's data at its defaults: the data picker's first regression source, a 1-D
+# Laplace-GP draw (explorer_ui.data: 500 points, noise std 0.1, data seed 0) with the
+# true lifetime below; split 60/20/20 by the page's seed.
+DATA_SOURCE = "gp1d"
+DATA_POINTS = 500
+DATA_NOISE_STD = 0.1
+TRUE_LIFETIME = 5.0
+DATA_SEED = 0
+SEED = 0
+# The sweep's settings at the page's defaults (explorer_ui.sweep.model_controls).
+N_TREES = 50
+CELLS = 60
+NOISE_VARIANCE = 0.01
+PRIOR_VARIANCE = 1.0
+
+#: Figure 8 at scale: the sweep against the retrained searches on a data set large
+#: enough for a refit to cost something (see mondrian_core.experiments.width_search).
+FIGURE8 = dict(n_points=8400, n_dims=8, noise_std=0.1, n_trees=50, n_cells=100,
+               noise_variance=0.01, prior_variance=1.0, max_evals=12, random_state=0)

@@ -1,0 +1,209 @@
+"""Widgets of the "Lifetime sweep" page only (the shared ones are in explorer_ui/sweep.py):
+the sidebar in the app's order (data, model, lifetime, seed last), the lifetime picker
+and the Figure 8 table. Widgets, layout and text only."""
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+import streamlit as st
+
+from explorer_ui.cache import CACHE_TTL
+from explorer_ui.data import REGRESSION_KINDS, data_source_picker
+from explorer_ui.defaults_lifetime_sweep import (
+    CELLS,
+    DATA_SOURCE,
+    N_TREES,
+    NOISE_VARIANCE,
+    PRIOR_VARIANCE,
+    SEED,
+    TRUE_LIFETIME,
+)
+from explorer_ui.sweep import TRAIN_FRACTION
+from explorer_ui.widgets import seed_control, url_choice, url_number, url_positive_float, url_slider
+from mondrian_core.datasets import train_val_test_split
+from mondrian_core.experiments.width_search import figure8_at_scale
+from mondrian_core.sweep import lifetime_for_cells
+
+#: Mantissas of the lifetimes the picker offers: about ten per decade, each short to read.
+_MANTISSAS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
+
+
+@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
+def _split(_dataset, key, seed):
+    return train_val_test_split(_dataset, (TRAIN_FRACTION, 0.2, 0.2), random_state=seed)
+
+
+def pick_data_seed_last(data_box, seed_box):
+    """The data source in ``data_box`` and the seed in ``seed_box`` (the sidebar's bottom),
+    and the seeded 60/20/20 split.
+
+    Returns (train, val, test, name, true_lifetime, key, seed); ``key`` identifies the
+    data for caching (as :func:`explorer_ui.sweep.pick_data`, so both share the cache).
+    """
+    data = data_source_picker("data", kinds=REGRESSION_KINDS, default=DATA_SOURCE,
+                              container=data_box, standardize=True, standardize_target=True,
+                              default_lifetime=TRUE_LIFETIME)
+    seed = seed_control("seed", default=SEED, container=seed_box)
+    seed_box.caption("The seed draws the split and the Mondrians.")
+    key = (data.name, data.n_samples, data.n_features, hash(data.X.tobytes()),
+           hash(data.y.tobytes()))
+    train, val, test = _split(data, key, seed)
+    return train, val, test, data.name, data.true_lifetime, key, seed
+
+
+def model_controls(container, train) -> dict:
+    """The sweep's settings, with this page's defaults and KaTeX labels; returns the keyword
+    arguments of :func:`mondrian_core.lifetime_path`. Same URL keys as
+    :func:`explorer_ui.sweep.model_controls`, so links carry over between the sweep pages.
+
+    The terminal lifetime is chosen through the expected number of cells per tree it
+    gives on the training data's box, so one setting suits every data set.
+    """
+    n_trees = url_slider("Mondrian trees $M$", "trees", min_value=5, max_value=100,
+                         default=N_TREES, step=5, container=container)
+    cells = url_slider("Cells per tree at the terminal lifetime (expected)", "cells",
+                       min_value=5, max_value=400, default=CELLS, step=5, container=container,
+                       help="Sets the terminal lifetime $\\Lambda$: a Mondrian of the data's "
+                            "box has this many cells on average at $\\Lambda$.")
+    terminal = float(f"{lifetime_for_cells(train.X, cells):.3g}")
+    container.caption(f"Terminal lifetime $\\Lambda = {terminal:g}$: the sweep covers "
+                      f"$0 \\le \\lambda \\le \\Lambda$.")
+    noise_var = url_number("Noise variance $\\sigma_n^2$", "noise_var", min_value=1e-4,
+                           max_value=10.0, default=NOISE_VARIANCE, step=0.01, format="%.4f",
+                           container=container)
+    prior_var = url_number("Weight prior variance $\\sigma_w^2$", "prior_var", min_value=1e-3,
+                           max_value=100.0, default=PRIOR_VARIANCE, step=0.1,
+                           container=container)
+    return dict(n_trees=n_trees, terminal_lifetime=terminal, noise_variance=noise_var,
+                prior_variance=prior_var)
+
+
+def nice_lifetimes(lo: float, hi: float) -> list[str]:
+    """Short labels of lifetimes from ``lo`` to ``hi`` (about ten per decade), as strings.
+
+    ``hi`` itself closes the list, so the terminal lifetime can be picked."""
+    out = []
+    for exp in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        for m in _MANTISSAS:
+            v = float(f"{m * 10.0 ** exp:.3g}")
+            if lo <= v < hi * (1 - 1e-9):
+                out.append(f"{v:g}")
+    out.append(f"{float(f'{hi:.3g}'):g}")
+    return list(dict.fromkeys(out))
+
+
+def _nearest(labels: list[str], value: float) -> str:
+    logs = np.log([float(s) for s in labels])
+    return labels[int(np.argmin(np.abs(logs - np.log(value))))]
+
+
+def lifetime_picker(container, path) -> float:
+    """The lifetime $\\lambda$ the page's views show: a slider over short values from
+    just before the first cut to the terminal lifetime, starting at the best validation
+    lifetime. Kept in the URL as ``lifetime``; a link's value is snapped to the nearest
+    offered one."""
+    first = float(path.lifetimes[1]) if path.lifetimes.size > 1 else path.terminal_lifetime / 10
+    labels = nice_lifetimes(first / 2, path.terminal_lifetime)
+    default = _nearest(labels, max(path.best_lifetime, first / 2))
+    state = st.session_state
+    if "lifetime" not in state and "lifetime" in st.query_params:
+        wanted = url_positive_float("lifetime")  # a notice if it is not a positive number
+        state["lifetime"] = default if wanted is None else _nearest(labels, wanted)
+    if "lifetime" in state and state["lifetime"] not in labels:
+        # another data set or terminal lifetime: keep the nearest lifetime offered
+        try:
+            state["lifetime"] = _nearest(labels, float(state["lifetime"]))
+        except (TypeError, ValueError):
+            state["lifetime"] = default
+    value = url_choice("Lifetime $\\lambda$ (inverse kernel width)", "lifetime", labels,
+                       default=default, widget="select_slider", container=container,
+                       help="Any lifetime up to the terminal one: the stored path answers "
+                            "without refitting. Starts at the best validation lifetime.")
+    return float(value)
+
+
+def figure8_rows(result) -> list[dict]:
+    """The Figure 8 table: per method, the time and fits it took and its best error."""
+    traces = result.traces
+    target = float(np.min(traces[0].val_rmse))
+    rows = []
+    for tr in traces:
+        best = int(np.argmin(tr.val_rmse))
+        fits = tr.fits_to_reach(target)
+        rows.append({
+            "method": tr.method,
+            "best val. RMSE": f"{tr.val_rmse[best]:.3f}",
+            "at λ": f"{tr.lifetimes[best]:.3g}",
+            "time to its best (s)": f"{tr.seconds[best]:.1f}",
+            "total time (s)": f"{tr.seconds[-1]:.1f}",
+            "fits to reach the sweep's best": ("1 pass" if tr is traces[0] else
+                                               "not reached" if not np.isfinite(fits)
+                                               else f"{fits:.0f}"),
+            "time to reach it (s)": ("not reached" if not np.isfinite(fits)
+                                     else f"{tr.time_to_reach(target):.1f}")})
+    return rows
+
+
+# ---------------------------------------------------------------- Figure 8 at scale
+# It takes from half a minute to two on the shared server, too long to hold a page's
+# run: it runs in one background thread per server (the first visit starts it) while
+# the page polls its progress; the result is small and read-only, kept for the server's
+# life.
+
+
+@dataclass
+class BackgroundJob:
+    """A computation running in a background thread: its progress and its outcome."""
+
+    fraction: float = 0.0
+    result: object = None
+    error: BaseException | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+_JOBS: dict = {}
+_JOBS_LOCK = threading.Lock()
+
+
+def background_job(key, compute) -> BackgroundJob:
+    """The job computing ``compute(progress)`` for ``key``: started on the first call
+    (for the whole server), the same job on later calls."""
+    with _JOBS_LOCK:
+        job = _JOBS.get(key)
+        if job is not None:
+            return job
+        job = _JOBS[key] = BackgroundJob()
+
+    def run():
+        try:
+            job.result = compute(lambda f: setattr(job, "fraction", min(float(f), 1.0)))
+        except BaseException as err:  # noqa: BLE001 - shown on the page, never raised there
+            job.error = err
+        finally:
+            job.done.set()
+
+    threading.Thread(target=run, name="figure8-at-scale", daemon=True).start()
+    return job
+
+
+def figure8_job(config: dict) -> BackgroundJob:
+    """The server's Figure 8 at scale for ``config`` (keyword arguments of
+    :func:`~mondrian_core.experiments.width_search.figure8_at_scale`), started if needed."""
+    return background_job(("figure8 at scale", tuple(sorted(config.items()))),
+                          lambda progress: figure8_at_scale(**config, progress=progress))
+
+
+def poll_job(job: BackgroundJob, text: str) -> None:
+    """While ``job`` runs: a progress bar refreshed every second; when it ends, one
+    rerun of the page, which then shows the result (and polls no more)."""
+
+    @st.fragment(run_every=1.0)
+    def _poll():
+        if job.done.is_set():
+            st.rerun(scope="app")
+        st.progress(job.fraction, text=f"{text} {job.fraction:.0%}")
+
+    _poll()
