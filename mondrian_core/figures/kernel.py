@@ -28,6 +28,10 @@ __all__ = [
 ]
 
 
+#: The colour scale of the difference panel, the same for every number of trees.
+DIFF_RANGE = 1.0
+
+
 def _rgba(hex_colour: str, alpha: float) -> str:
     h = hex_colour.lstrip("#")
     r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
@@ -37,6 +41,9 @@ def _rgba(hex_colour: str, alpha: float) -> str:
 def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, n_trees=None,
                            height=430) -> go.Figure:
     """Draw the Laplace kernel, the Mondrian kernel and their difference as heat maps.
+
+    The difference is coloured on the fixed scale [-1, 1] (:data:`DIFF_RANGE`) for every
+    number of trees, so that it fades visibly as M grows.
 
     Parameters
     ----------
@@ -69,16 +76,21 @@ def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, 
         K_mondrian = K_mondrian[np.ix_(order, order)]
     diff = K_mondrian - K_laplace
     dmax = float(max(np.abs(diff).max(), 1e-12))
-    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.09, subplot_titles=(
+    spacing = 0.12  # room for the kernel's colour bar between the middle and right panels
+    panel = (1 - 2 * spacing) / 3
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=spacing, subplot_titles=(
         "Laplace exp(-λ‖x−x′‖₁)", f"Mondrian, M = {n_trees}" if n_trees else "Mondrian",
         "Mondrian − Laplace"))
     common = dict(hovertemplate="row %{y}, column %{x}: %{z:.3f}<extra></extra>")
     fig.add_trace(go.Heatmap(z=K_laplace, zmin=0, zmax=1, colorscale=SEQUENTIAL,
-                             colorbar=dict(x=0.655, xanchor="left", len=0.9, thickness=12, title="k"),
+                             colorbar=dict(x=2 * panel + spacing + 0.01, xanchor="left", len=0.9,
+                                           thickness=12, title="k"),
                              **common), 1, 1)
     fig.add_trace(go.Heatmap(z=K_mondrian, zmin=0, zmax=1, colorscale=SEQUENTIAL,
                              showscale=False, **common), 1, 2)
-    fig.add_trace(go.Heatmap(z=diff, zmin=-dmax, zmax=dmax, colorscale=DIVERGING,
+    # one fixed scale for every M (a difference of two kernels lies in [-1, 1]): rescaled
+    # to each M's own range, the noise would look equally loud at M = 1 and M = 500
+    fig.add_trace(go.Heatmap(z=diff, zmin=-DIFF_RANGE, zmax=DIFF_RANGE, colorscale=DIVERGING,
                              colorbar=dict(x=1.0, xanchor="left", len=0.9, thickness=12, title="diff"),
                              **common), 1, 3)
     n = K_laplace.shape[0]
