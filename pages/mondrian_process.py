@@ -194,7 +194,7 @@ if view == "growth":
                       help="Paint some cells red, blue, yellow or grey, as Mondrian did.")
     labels = url_toggle("Labels", "labels", default=True, container=row[1],
                         help=f"Label each cut with its time (up to {MAX_LABELLED_CUTS} cuts) "
-                             "and each tree node with its two clock rates (up to 25 cuts).")
+                             "and the first tree nodes with their two clock rates.")
     node_slot = side.container()  # the node picker needs the sample, drawn after the seed
 elif view == "clocks":
     n_clock = url_choice("Samples", "nclock", ["500", "2000", "10000"], default=D.N_CLOCK,
@@ -261,7 +261,8 @@ def growth_view() -> None:
     st.caption(
         "Mirrors the paper's Figure 1. **Left:** the cuts present at time $t$, each labelled "
         "with the time it appeared. **Right:** the same sample as a tree, time running down; "
-        "under each cut its two clock rates (width, height), the winner in red; yellow dots "
+        "under the first cuts their two clock rates (width, height), the winner in red (hover "
+        "for the others); yellow dots "
         "are the cells alive at $t$. Click a dot or a node to outline its box.")
     if node is not None:
         lo, hi = sample.node_lower[node], sample.node_upper[node]

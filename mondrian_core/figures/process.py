@@ -36,8 +36,10 @@ _FILLS = [RED, BLUE, YELLOW, LIGHT_GREY]
 _COLOURED = 0.35
 #: Above this many cuts, labels and tree annotations are left out (unreadable).
 MAX_LABELLED_CUTS = 40
-#: Above this many cuts, the tree's clock-rate labels are left out (they would overlap).
-MAX_CLOCK_LABELS = 25
+#: Only the earliest cuts carry clock-rate labels: they sit high in the tree, where the
+#: nodes are far apart; later nodes crowd together and their labels would overlap
+#: (every node's rates are in its hover text).
+CLOCK_LABELS_SHOWN = 6
 
 
 def _need_2d(sample) -> None:
@@ -188,7 +190,7 @@ def _fmt(t):
 
 #: Pixels between a plot's bottom edge and its Play buttons / slider: room for the
 #: x-axis tick labels and title, so that the controls never sit on them.
-_CONTROLS_GAP = 75
+_CONTROLS_GAP = 85  # enough for 20 px projector text too
 #: Pixels the Play buttons and the slider (with its current-value line) take.
 _CONTROLS_HEIGHT = 80
 
@@ -251,11 +253,12 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
 
     Left: the box with every cut present at ``time`` as a black line labelled with
     the time it appeared; ``fill`` paints some cells red, blue, yellow or grey.
-    Right: the binary tree, time increasing downwards; every internal node shows the
-    rates of its two competing clocks (its box's width and height), the winner (the
-    dimension that was cut) in red; the cells alive at ``time`` are marked where
-    their stems cross the time line. Frames from 0 to the lifetime animate both;
-    ``selected_node`` outlines one node's box and circles it in the tree.
+    Right: the binary tree, time increasing downwards; the earliest internal nodes
+    (:data:`CLOCK_LABELS_SHOWN`) show the rates of their two competing clocks (their
+    box's width and height), the winner (the dimension that was cut) in red; the cells
+    alive at ``time`` are marked where their stems cross the time line. Frames from 0 to
+    the lifetime animate both; ``selected_node`` outlines one node's box and circles it
+    in the tree.
     Points of the traces named "cells" and "nodes" carry node ids as ``customdata``.
 
     Parameters
@@ -298,9 +301,10 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
     if labels is None:
         labels = sample.cut_times.size <= MAX_LABELLED_CUTS
     x = tree_layout(sample)
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.5, 0.5], horizontal_spacing=0.08,
-                        subplot_titles=("(a) the partition at time t",
-                                        "(b) the tree, time running down"))
+    # wide spacing: the tree's "time" axis title must clear the partition on narrow screens
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.5, 0.5], horizontal_spacing=0.13,
+                        # short: each must fit half a narrow chart at 20 px (projector)
+                        subplot_titles=("(a) partition at time t", "(b) tree, time ↓"))
     lo, hi = sample.lower, sample.upper
     # -- animated partition traces
     animated = []
@@ -360,8 +364,9 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
                     color=np.where(inner, WHITE, BLACK), line=dict(color=BLACK, width=1.5)),
         hovertext=hover, hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
         name="nodes"), 1, 2)
-    if labels and 0 < inner.sum() <= MAX_CLOCK_LABELS:
+    if labels and inner.any():
         ids = np.flatnonzero(inner)
+        ids = np.sort(ids[np.argsort(sample.split_time[ids], kind="stable")[:CLOCK_LABELS_SHOWN]])
         fig.add_trace(go.Scatter(
             x=x[ids], y=sample.split_time[ids], mode="text",
             text=[_clock_label(sides[j], sample.split_dim[j]) for j in ids],
@@ -405,8 +410,10 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
                                    args=[[None], dict(frame=dict(duration=0, redraw=False),
                                                       mode="immediate")]),
                           ])],
-        sliders=[dict(active=active, x=0.22, len=0.78, y=controls_y, yanchor="top",
-                      currentvalue=dict(prefix="time t = ", font=dict(size=13)),
+        sliders=[dict(active=active, x=0.32, len=0.68, y=controls_y, yanchor="top",
+                      # at the right end: the Play buttons sit left of the slider
+                      currentvalue=dict(prefix="time t = ", xanchor="right",
+                                        font=dict(size=13)),
                       pad=dict(t=10, b=0), steps=[
                           dict(label=_fmt(tt), method="animate",
                                args=[[_fmt(tt)], dict(frame=dict(duration=0, redraw=True),
@@ -488,7 +495,9 @@ def first_cut_figure(check, *, bins: int = 30, height: int = 440) -> go.Figure:
                              name="side / linear dimension (±2 s.e.)"), 1, 2)
     fig.update_xaxes(title_text="first cut time", row=1, col=1)
     fig.update_yaxes(title_text="density", row=1, col=1)
-    fig.update_yaxes(title_text="fraction of first cuts", range=[0, 1], row=1, col=2)
+    # a little headroom: the top tick label stays clear of the panel's title
+    fig.update_yaxes(title_text="fraction of first cuts", range=[0, 1.08],
+                     tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1], row=1, col=2)
     fig.update_layout(bargap=0.05)
     # below the x-axis titles (the legend used to sit on them); room for three rows
     # when a narrow column stacks the entries
