@@ -39,7 +39,7 @@ MAX_LABELLED_CUTS = 40
 #: Only the earliest cuts carry clock-rate labels: they sit high in the tree, where the
 #: nodes are far apart; later nodes crowd together and their labels would overlap
 #: (every node's rates are in its hover text).
-CLOCK_LABELS_SHOWN = 6
+CLOCK_LABELS_SHOWN = 4
 
 
 def _need_2d(sample) -> None:
