@@ -1,5 +1,16 @@
 """Page: the Mondrian process in 2-D, growing in time, with its tree and three checks.
 
+Claims the page shows at its defaults (checked by tests/claims/test_mondrian_process.py
+with the defaults of :mod:`explorer_ui.defaults_mondrian_process`):
+
+1. The number of cells grows like the expectation prod_d (1 + lambda a_d): on the unit
+   square at lambda = 3 the mean over many Mondrians is 16 (the default sample has 17),
+   and doubling the lifetime multiplies it by (1 + 6)^2 / (1 + 3)^2 ~ 3, less than 4.
+2. Competing clocks: the first cut comes after an Exp(a_1 + a_2) time and cuts
+   dimension d with probability a_d / (a_1 + a_2) (the first-cut check passes).
+3. Projectivity: a Mondrian restricted to a sub-box has the cell counts of a Mondrian
+   sampled on the sub-box (the two-sample check passes).
+
 Widgets, layout and text only; the sampling lives in ``mondrian_core.process`` and
 the pictures in ``mondrian_core.figures.process``.
 """
@@ -7,9 +18,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer_ui import defaults_mondrian_process as D
 from explorer_ui.cache import CACHE_TTL
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
+from explorer_ui.tour import Step, Tour, predict_then_reveal
 from explorer_ui.widgets import (
     page_header,
     section_errors,
@@ -30,13 +43,52 @@ from mondrian_core import (
 )
 from mondrian_core.figures.process import (
     MAX_LABELLED_CUTS,
+    cell_count_figure,
     extension_figure,
     first_cut_figure,
     growth_figure,
     projectivity_figure,
 )
+from mondrian_core.process import forest_cell_counts
 
 require_app_navigation()
+
+#: What the main chart shows, in the order of the tour.
+VIEWS = {"growth": "Growth and its tree", "clocks": "Competing clocks",
+         "projectivity": "Projectivity", "extension": "Extension"}
+
+TOUR = Tour("mondrian-process", [
+    Step("The first cut and its clocks",
+         "The unit square carries two exponential clocks, one per side, each ringing at a "
+         "rate equal to its side's length ($a_1 = a_2 = 1$). At $t = 0.5$ one has rung: a "
+         "single vertical cut, made at $t = 0.06$. In the tree (right) the root's two rates "
+         "are printed under it, the winner in red; grey is the future.",
+         {"seed": D.SEED, "time": 0.5}),
+    Step("Cells multiply as time runs",
+         "Each cut starts two new boxes, each with its own clocks, so cuts come faster as "
+         "time runs: by the lifetime $\\lambda = 3$ this sample has 17 cells, against "
+         "$\\prod_d (1 + \\lambda a_d) = 16$ expected. Press \u25B6 Play under the chart "
+         "to watch the partition and the tree grow together.",
+         {"seed": D.SEED, "time": D.LIFETIME}),
+    Step("Competing clocks, over 2,000 samples",
+         "On a $2 \\times 1$ box the first cut comes after an "
+         "$\\mathrm{Exp}(a_1 + a_2) = \\mathrm{Exp}(3)$ time (red curve over the blue "
+         "histogram), and is vertical with probability $a_1 / (a_1 + a_2) = 2/3$ (right): "
+         "the wider side's clock rings first more often.",
+         {"seed": D.SEED, "width": 2.0, "view": "clocks"}),
+    Step("Projectivity",
+         "Restrict a Mondrian on the square to the blue sub-box: only the cuts that cross "
+         "it remain (black), with their times. Over 500 samples its number of cells (blue "
+         "bars) has the same distribution as a Mondrian sampled on the sub-box directly "
+         "(red), with mean $\\prod_d (1 + \\lambda s_d) = 6.25$.",
+         {"seed": D.SEED, "view": "projectivity"}),
+    Step("Extension to a bigger box",
+         "The conditional Mondrian grows the box to twice its width and height without "
+         "changing anything inside the old box (yellow): old cuts are kept and extended "
+         "(dotted), new cuts may land above old ones (red), and the new regions get fresh "
+         "cuts (blue). Press \u25B6 Grow to step through the boxes.",
+         {"seed": D.SEED, "view": "extension"}),
+])
 
 # ----------------------------------------------------------------- cached core calls
 
@@ -64,14 +116,39 @@ def _extension(width, height, lifetime, seed, grow, steps):
     return extension_chain(sample, [-dx, -dy], [width + dx, height + dy], steps, seed + 3)
 
 
+@st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner=False)
+def _cell_counts(width, height, lifetime, seed):
+    """Cells of many Mondrians at the lifetime and at twice it (independent draws)."""
+    box = ([0.0, 0.0], [width, height])
+    counts = {t: forest_cell_counts(*box, t, D.N_COUNT, seed + 4 + k)
+              for k, t in enumerate((lifetime, 2 * lifetime))}
+    return counts, {t: expected_cells(*box, t) for t in counts}
+
+
 def _pvalue(p: float) -> str:
     return "n/a" if p != p else f"{p:.3f}"  # nan: too few distinct outcomes to test
 
 
-def _section(title: str):
-    """A view's heading, then its chart column and its controls column."""
-    st.subheader(title)
-    return st.columns([4, 1])
+_PREV_LIFETIME = "_process_prev_lifetime"
+#: Widgets of one view only; kept in the session while another view is shown.
+_VIEW_KEYS = ("time", "fill", "labels", "node", "nclock", "subx", "suby", "nproj", "grow",
+              "steps")
+
+
+def _time_follows_lifetime(lifetime: float) -> None:
+    """A time at the old lifetime moves to the new one (the picture grows with the
+    lifetime); any other time is clamped into [0, lifetime]."""
+    prev = st.session_state.get(_PREV_LIFETIME)
+    if "time" in st.session_state:
+        t = st.session_state["time"]
+        if prev is not None and prev != lifetime and abs(t - prev) < 1e-9:
+            t = float(lifetime)
+        # re-assigned every run: the slider's range follows the lifetime, which makes it
+        # a new widget for Streamlit, and a new widget would otherwise forget the time
+        st.session_state["time"] = min(t, float(lifetime))
+        if "time" in st.query_params:
+            st.query_params["time"] = str(st.session_state["time"])
+    st.session_state[_PREV_LIFETIME] = lifetime
 
 
 # ----------------------------------------------------------------- controls
@@ -79,50 +156,80 @@ def _section(title: str):
 page_header(
     "Mondrian process",
     "A Mondrian process cuts a box with axis-aligned lines as time runs. Each box carries "
-    "one exponential clock per side, ringing at a rate equal to the side's length; the "
-    "first to ring cuts the box at a uniform place along that side, and both halves start "
-    "again with the time that is left until the **lifetime** (Balog et al. 2016, sec. 2; "
-    "Roy and Teh 2009).",
+    "one exponential clock per side, ringing at a rate equal to the side's length $a_d$; "
+    "the first to ring cuts the box at a uniform place along that side, and both halves "
+    "start again with the time that is left until the **lifetime** $\\lambda$ (Balog et al. "
+    "2016, sec. 2; Roy and Teh 2009). On average a box ends with "
+    "$\\prod_d (1 + \\lambda a_d)$ cells. Choose what the chart shows in the sidebar.",
+    tour=TOUR,
 )
 
-controls = st.container(border=True)
-c1, c2, c3, c4 = controls.columns([3, 2, 2, 3])
-lifetime = url_slider("Lifetime \u03bb", "lifetime", min_value=0.1, max_value=10.0,
-                      default=3.0, step=0.1, container=c1,
+for key in _VIEW_KEYS:  # a hidden view's widgets keep their values
+    if key in st.session_state:
+        st.session_state[key] = st.session_state[key]
+
+side = st.sidebar
+side.subheader("Box")
+width = url_slider("Width $a_1$", "width", min_value=0.2, max_value=2.0, default=D.WIDTH,
+                   step=0.1, container=side)
+height = url_slider("Height $a_2$", "height", min_value=0.2, max_value=2.0, default=D.HEIGHT,
+                    step=0.1, container=side)
+side.subheader("Process")
+lifetime = url_slider("Lifetime $\\lambda$", "lifetime", min_value=0.1, max_value=10.0,
+                      default=D.LIFETIME, step=0.1, container=side,
                       help="Cuts that would appear after this time are ignored.")
-width = url_slider("Box width", "width", min_value=0.2, max_value=2.0, default=1.0, step=0.1,
-                   container=c2)
-height = url_slider("Box height", "height", min_value=0.2, max_value=2.0, default=1.0,
-                    step=0.1, container=c3)
-seed = seed_control(container=c4)
-c1.caption(f"Expected cells: \u220f(1 + \u03bb a_d) = "
-           f"{expected_cells([0, 0], [width, height], lifetime):.1f}")
+side.markdown(f"Expected cells $\\prod_d (1 + \\lambda a_d) = "
+              f"{expected_cells([0, 0], [width, height], lifetime):.1f}$")
+view = url_choice("Show", "view", list(VIEWS), default="growth", widget="radio",
+                  format_func=VIEWS.get, container=side)
+_time_follows_lifetime(lifetime)
+
+if view == "growth":
+    time = url_slider("Time $t$", "time", min_value=0.0, max_value=float(lifetime),
+                      default=float(lifetime), step=0.01, container=side,
+                      help="The picture and the tree at this time (the link keeps it). "
+                           "\u25B6 Play in the chart animates the growth from 0.")
+    row = side.columns(2)
+    fill = url_toggle("Colours", "fill", default=True, container=row[0],
+                      help="Paint some cells red, blue, yellow or grey, as Mondrian did.")
+    labels = url_toggle("Labels", "labels", default=True, container=row[1],
+                        help=f"Label each cut with its time (up to {MAX_LABELLED_CUTS} cuts) "
+                             "and the first tree nodes with their two clock rates.")
+    node_slot = side.container()  # the node picker needs the sample, drawn after the seed
+elif view == "clocks":
+    n_clock = url_choice("Samples", "nclock", ["500", "2000", "10000"], default=D.N_CLOCK,
+                         widget="segmented", container=side,
+                         help="Independent Mondrians on the current box.")
+elif view == "projectivity":
+    lo_f, hi_f = D.SUB_FRACTION
+    sub_x = url_range("Sub-box $x$ range", "subx", min_value=0.0, max_value=float(width),
+                      default=(lo_f * width, hi_f * width), step=0.01, container=side)
+    sub_y = url_range("Sub-box $y$ range", "suby", min_value=0.0, max_value=float(height),
+                      default=(lo_f * height, hi_f * height), step=0.01, container=side)
+    n_proj = url_choice("Samples", "nproj", ["200", "500", "2000"], default=D.N_PROJ,
+                        widget="segmented", container=side,
+                        help="Independent Mondrians for the histogram.")
+else:
+    grow = url_slider("Grow the box by", "grow", min_value=1.0, max_value=3.0,
+                      default=D.GROW, step=0.1, container=side,
+                      help="The new box is this many times wider and taller, centred on the "
+                           "old one (yellow).")
+    steps = url_slider("Steps", "steps", min_value=1, max_value=10, default=D.STEPS,
+                       container=side,
+                       help="Intermediate boxes; each step extends the previous one.")
+side.divider()
+seed = seed_control(default=D.SEED, container=side)
 
 with user_errors():
     sample = _sample(width, height, lifetime, seed)
 
-# ----------------------------------------------------------------- growth + tree
+box = dict(lifetime=lifetime, width=width, height=height, seed=seed)
+
+# ----------------------------------------------------------------- the main chart
 
 
-@st.fragment
-def growth_view(width: float, height: float, lifetime: float, seed: int) -> None:
-    """The partition and its tree; the time slider reruns only this part."""
-    sample = _sample(width, height, lifetime, seed)
-    st.subheader("The partition growing in time, and its tree")
-    ct, cf, cl, cn, cm = st.columns([4, 2, 2, 3, 1.3], vertical_alignment="bottom")
-    if "time" in st.session_state:
-        # re-assigned every run: the slider's range follows the lifetime, which makes it a new
-        # widget for Streamlit, and a new widget would otherwise forget the time
-        st.session_state["time"] = min(st.session_state["time"], lifetime)
-    time = url_slider("Time t", "time", min_value=0.0, max_value=float(lifetime),
-                      default=float(lifetime), step=0.01, container=ct,
-                      help="The picture and the tree at this time (the link keeps it). "
-                           "\u25B6 Play in the chart animates the growth from 0 in the browser.")
-    fill = url_toggle("Colours", "fill", default=True, container=cf,
-                      help="Paint some cells red, blue, yellow or grey, as Mondrian did.")
-    labels = url_toggle("Labels", "labels", default=True, container=cl,
-                        help=f"Label each cut with its time (up to {MAX_LABELLED_CUTS} cuts) and each "
-                             "tree node with its two clock rates (up to 25 cuts).")
+def growth_view() -> None:
+    """The partition and its tree, with the node picked in the chart or the sidebar."""
     # a click on a cell or a tree node (chart selection) picks the node to highlight
     chosen = st.session_state.get("growth_chart")
     points = (chosen or {}).get("selection", {}).get("points", []) if chosen else []
@@ -136,133 +243,103 @@ def growth_view(width: float, height: float, lifetime: float, seed: int) -> None
             st.session_state["node"] = int(picked)
     if st.session_state.get("node") is not None and st.session_state["node"] >= sample.n_nodes:
         st.session_state["node"] = None
-    node = cn.selectbox(
+    node = node_slot.selectbox(
         "Highlighted node", [None] + list(range(sample.n_nodes)), key="node",
         format_func=lambda j: "none" if j is None else
         (f"node {j}: cut at t={sample.split_time[j]:.2f}" if sample.split_dim[j] >= 0
          else f"node {j}: leaf"),
         help="Or click a cell's dot in the picture, or a node in the tree.")
-    cut_count = int((sample.cut_times <= time).sum())
-    cm.metric("Cells at t", cut_count + 1)
     with st.spinner("Drawing the sample..."):
         fig = cached_figure(growth_figure, sample, time, fill=fill,
                             labels=labels and sample.cut_times.size <= MAX_LABELLED_CUTS,
                             selected_node=node)
     show_figure(fig, "partition-and-tree", key="growth_chart", on_select="rerun",
-                selection_mode="points",
-                params=dict(lifetime=lifetime, width=width, height=height, seed=seed, t=time))
+                selection_mode="points", main=True, params=dict(box, t=time))
+    cells = int((sample.cut_times <= time).sum()) + 1
+    st.markdown(f"**{cells} cells** at $t = {time:.2f}$; expected "
+                f"$\\prod_d (1 + t\\,a_d) = {expected_cells([0, 0], [width, height], time):.1f}$.")
     st.caption(
-        "Mirrors the paper's Figure 1. **Left (a):** the cuts present at time t, each labelled "
-        "with the time it appeared. **Right (b):** the same sample as a binary tree, time "
-        "running down; each circle is a cut, with the rates of its two competing clocks (its "
-        "box's width and height) below it and the winning clock in red; squares are cells left "
-        "at the lifetime. Yellow dots mark the cells alive at time t. Press \u25B6 Play to watch "
-        "both grow; click a grey dot (a cell) or a node to outline its box and circle its node."
-    )
+        "Mirrors the paper's Figure 1. **Left:** the cuts present at time $t$, each labelled "
+        "with the time it appeared. **Right:** the same sample as a tree, time running down; "
+        "under the first cuts their two clock rates (width, height), the winner in red (hover "
+        "for the others); yellow dots "
+        "are the cells alive at $t$. Click a dot or a node to outline its box.")
     if node is not None:
         lo, hi = sample.node_lower[node], sample.node_upper[node]
-        text = (f"**Node {node}**: box [{lo[0]:.3f}, {hi[0]:.3f}] \u00d7 [{lo[1]:.3f}, "
-                f"{hi[1]:.3f}], born at t = {sample.birth_time[node]:.3f}; clocks: width "
+        text = (f"**Node {node}**: box $[{lo[0]:.3f}, {hi[0]:.3f}] \\times [{lo[1]:.3f}, "
+                f"{hi[1]:.3f}]$, born at t = {sample.birth_time[node]:.3f}; clocks: width "
                 f"{hi[0] - lo[0]:.3f}, height {hi[1] - lo[1]:.3f}. ")
         if sample.split_dim[node] >= 0:
             text += (f"The {'width' if sample.split_dim[node] == 0 else 'height'} clock rang "
                      f"first, at t = {sample.split_time[node]:.3f}: a cut at "
-                     f"{'xy'[sample.split_dim[node]]} = {sample.split_loc[node]:.3f}.")
+                     f"${'xy'[sample.split_dim[node]]} = {sample.split_loc[node]:.3f}$.")
         else:
             text += "No clock rang before the lifetime: it is a cell of the final partition."
         st.markdown(text)
 
-# ----------------------------------------------------------------- competing clocks
 
-
-@st.fragment
-def clocks_view(width: float, height: float, lifetime: float, seed: int) -> None:
+def clocks_view() -> None:
     """The competing-clocks check."""
-    a, b = _section("Competing clocks, checked")
-    with b:
-        n_clock = url_choice("Samples", "nclock", ["500", "2000", "10000"], default="2000",
-                             widget="segmented",
-                             help="Independent Mondrians on the current box.")
-    with a:
-        with section_errors(), st.spinner("Sampling first cuts..."):
-            check = _clocks(width, height, lifetime, seed, int(n_clock))
-            show_figure(cached_figure(first_cut_figure, check), "competing-clocks",
-                        params=dict(lifetime=lifetime, width=width, height=height, seed=seed,
-                                    samples=n_clock))
-            b.metric("KS p-value (time)", _pvalue(check.ks_pvalue))
-            b.metric("\u03c7\u00b2 p-value (dimension)", _pvalue(check.dim_pvalue))
+    with section_errors(), st.spinner("Sampling first cuts..."):
+        check = _clocks(width, height, lifetime, seed, int(n_clock))
+        show_figure(cached_figure(first_cut_figure, check), "competing-clocks", main=True,
+                    params=dict(box, samples=n_clock))
+        st.markdown(f"KS $p$-value (time) **{_pvalue(check.ks_pvalue)}**; "
+                    f"$\\chi^2$ $p$-value (dimension) **{_pvalue(check.dim_pvalue)}**.")
     st.caption(
-        f"Over many Mondrians on this {width:g} \u00d7 {height:g} box: the first cut comes after "
-        f"an Exp(width + height = {width + height:g}) time (the density in red; samples with no "
-        "cut before the lifetime are left out of the histogram), and is vertical with "
-        "probability width / (width + height). Both follow from three facts about competing "
-        "exponential clocks (sec. 2.1). p-values far below 0.01 would mean the sampler is wrong."
-    )
-
-# ----------------------------------------------------------------- projectivity
+        f"Over many Mondrians on this ${width:g} \\times {height:g}$ box: the first cut comes "
+        f"after an $\\mathrm{{Exp}}(a_1 + a_2 = {width + height:g})$ time (samples with no cut "
+        "before the lifetime are left out), and is vertical with probability "
+        "$a_1 / (a_1 + a_2)$ (sec. 2.1). $p$-values far below 0.01 would mean the sampler "
+        "is wrong.")
 
 
-@st.fragment
-def projectivity_view(width: float, height: float, lifetime: float, seed: int) -> None:
+def projectivity_view() -> None:
     """The projectivity check on a user-set sub-box."""
-    sample = _sample(width, height, lifetime, seed)
-    a, b = _section("Projectivity: the process seen on a sub-box")
-    with b:
-        sub_x = url_range("Sub-box x range", "subx", min_value=0.0, max_value=float(width),
-                          default=(0.25 * width, 0.75 * width), step=0.01)
-        sub_y = url_range("Sub-box y range", "suby", min_value=0.0, max_value=float(height),
-                          default=(0.25 * height, 0.75 * height), step=0.01)
-        n_proj = url_choice("Samples", "nproj", ["200", "500", "2000"], default="500",
-                            widget="segmented", help="Independent Mondrians for the histogram.")
-    with a:
-        with section_errors(), st.spinner("Sampling and restricting..."):
-            restricted = sample.restrict([sub_x[0], sub_y[0]], [sub_x[1], sub_y[1]])
-            proj = _projectivity(width, height, lifetime, seed, tuple(sub_x), tuple(sub_y),
-                                 int(n_proj))
-            show_figure(cached_figure(projectivity_figure, sample, restricted, proj), "projectivity",
-                        params=dict(lifetime=lifetime, width=width, height=height, seed=seed,
-                                    subx=f"{sub_x[0]:g}-{sub_x[1]:g}",
-                                    suby=f"{sub_y[0]:g}-{sub_y[1]:g}", samples=n_proj))
-            b.metric("Two-sample p-value", _pvalue(proj.pvalue))
+    with section_errors(), st.spinner("Sampling and restricting..."):
+        restricted = sample.restrict([sub_x[0], sub_y[0]], [sub_x[1], sub_y[1]])
+        proj = _projectivity(width, height, lifetime, seed, tuple(sub_x), tuple(sub_y),
+                             int(n_proj))
+        show_figure(cached_figure(projectivity_figure, sample, restricted, proj),
+                    "projectivity", main=True,
+                    params=dict(box, subx=f"{sub_x[0]:g}-{sub_x[1]:g}",
+                                suby=f"{sub_y[0]:g}-{sub_y[1]:g}", samples=n_proj))
+        st.markdown(f"Two-sample $p$-value **{_pvalue(proj.pvalue)}**.")
     st.caption(
-        "Left: the sample above (grey) and the cuts that cross the blue sub-box (black), which "
-        "keep their times. Right: over many samples, the number of cells inside the sub-box "
-        "when a Mondrian on the whole box is restricted to it (blue) and when a Mondrian is "
-        "sampled on the sub-box directly (red). They agree (projectivity, sec. 2.3 and "
-        "Figure 2): cuts that miss the sub-box do not change when the first crossing cut comes."
-    )
-
-# ----------------------------------------------------------------- extension
+        "Left: the sample (grey) and the cuts that cross the blue sub-box (black), which keep "
+        "their times. Right: cells in the sub-box over many samples, restricted from the box "
+        "(blue) or sampled on the sub-box (red): the same distribution (sec. 2.3, Figure 2).")
 
 
-@st.fragment
-def extension_view(width: float, height: float, lifetime: float, seed: int) -> None:
+def extension_view() -> None:
     """The conditional Mondrian growing the box."""
-    sample = _sample(width, height, lifetime, seed)
-    a, b = _section("Extension: growing the box (conditional Mondrian)")
-    with b:
-        grow = url_slider("Grow the box by", "grow", min_value=1.0, max_value=3.0, default=2.0,
-                          step=0.1, help="The new box is this many times wider and taller, "
-                                         "centred on the old one (yellow).")
-        steps = url_slider("Steps", "steps", min_value=1, max_value=10, default=5,
-                           help="Intermediate boxes; each step extends the previous one.")
-    with a:
-        with section_errors(), st.spinner("Extending..."):
-            chain = _extension(width, height, lifetime, seed, grow, steps)
-            show_figure(cached_figure(extension_figure, sample, chain), "extension",
-                        params=dict(lifetime=lifetime, width=width, height=height, seed=seed,
-                                    grow=grow, steps=steps))
-            b.metric("Cells: old \u2192 new", f"{sample.n_cells} \u2192 {chain[-1].n_cells}")
+    with section_errors(), st.spinner("Extending..."):
+        chain = _extension(width, height, lifetime, seed, grow, steps)
+        show_figure(cached_figure(extension_figure, sample, chain), "extension", main=True,
+                    params=dict(box, grow=grow, steps=steps))
+        st.markdown(f"Cells: **{sample.n_cells}** in the old box, **{chain[-1].n_cells}** in "
+                    "the grown one.")
     st.caption(
-        "The conditional Mondrian (Roy and Teh 2009; sec. 2.4 and the Mondrian forest slides' "
-        "online cartoon) extends the sample to a larger box without changing it inside the old "
-        "box: old cuts (black) are kept and extended (dotted); a new cut may be inserted above "
-        "an old one (red) when the clock of the new region rings before the old cut's time; the "
-        "new regions get fresh cuts (blue). Press \u25B6 Grow to step through the boxes. The "
-        "result is distributed exactly as a Mondrian sampled on the big box."
-    )
+        "The conditional Mondrian (Roy and Teh 2009; sec. 2.4) extends the sample without "
+        "changing it inside the old box (yellow); the result is distributed exactly as a "
+        "Mondrian sampled on the big box. \u25B6 Grow steps through the boxes.")
 
-# ----------------------------------------------------------------- the page
 
-for view in (growth_view, clocks_view, projectivity_view, extension_view):
-    view(width, height, lifetime, seed)
+{"growth": growth_view, "clocks": clocks_view, "projectivity": projectivity_view,
+ "extension": extension_view}[view]()
+
+# ----------------------------------------------------------------- predict, then reveal
+
+if predict_then_reveal(
+        "double_lifetime",
+        "Double the lifetime, from $\\lambda$ to $2\\lambda$. How many times as many cells "
+        "does a Mondrian on this box have, on average?",
+        ["2 times", "fewer than 4 times", "4 times (area grows like $\\lambda^2$)"], 1,
+        "The expectation is $\\prod_d (1 + \\lambda a_d)$: each side's factor "
+        "$1 + \\lambda a_d$ less than doubles when $\\lambda$ doubles, so in 2-D the count "
+        "grows by less than 4 (on the unit square at $\\lambda = 3$: $49 / 16 \\approx 3$). "
+        "The histograms below are 1,000 Mondrians at each lifetime."):
+    with section_errors(), st.spinner("Sampling 2,000 Mondrians..."):
+        counts, expected = _cell_counts(width, height, lifetime, seed)
+        show_figure(cached_figure(cell_count_figure, counts, expected), "cell-counts",
+                    params=box)

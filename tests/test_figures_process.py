@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from mondrian_core import (
+    expected_cells,
     extension_chain,
     first_cut_check,
     projectivity_check,
@@ -10,6 +11,7 @@ from mondrian_core import (
 )
 from mondrian_core.figures.process import (
     MAX_LABELLED_CUTS,
+    cell_count_figure,
     extension_figure,
     extension_parts,
     first_cut_figure,
@@ -17,6 +19,8 @@ from mondrian_core.figures.process import (
     projectivity_figure,
     tree_layout,
 )
+from mondrian_core.figures.theme import MIN_FONT, TEMPLATE, font_sizes
+from mondrian_core.process import forest_cell_counts
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +91,62 @@ def test_check_and_extension_figures_build(sample):
 def test_figures_need_two_dimensions():
     with pytest.raises(ValueError, match="2-D"):
         growth_figure(sample_mondrian_process([0], [1], 2.0, 0))
+
+
+def _all_figures(sample):
+    small = sample_mondrian_process([0, 0], [1.5, 1], 1.5, 0)
+    check = first_cut_check([0, 0], [1.5, 1], 3.0, 300, 0)
+    proj = projectivity_check([0, 0], [1.5, 1], [0.2, 0.2], [1, 0.8], 3.0, 100, 0)
+    counts = {3.0: forest_cell_counts([0, 0], [1.5, 1], 3.0, 200, 0),
+              6.0: forest_cell_counts([0, 0], [1.5, 1], 6.0, 200, 1)}
+    return {
+        "growth": growth_figure(small, 1.0, fill=True, labels=True, selected_node=0),
+        "clocks": first_cut_figure(check),
+        "projectivity": projectivity_figure(sample, sample.restrict([0.2, 0.2], [1, 0.8]),
+                                            proj),
+        "extension": extension_figure(sample, extension_chain(sample, [-1, -1], [2.5, 2], 3,
+                                                              0)),
+        "cells": cell_count_figure(counts, {t: expected_cells([0, 0], [1.5, 1], t)
+                                            for t in counts}),
+    }
+
+
+def test_no_figure_text_is_smaller_than_the_minimum(sample):
+    for name, fig in _all_figures(sample).items():
+        assert min(font_sizes(fig)) >= MIN_FONT, name
+
+
+def _pixels_below_plot(fig, y):
+    """How far below the plot area (in px) a paper-y coordinate lies."""
+    m = fig.layout.margin
+    top = m.t if m.t is not None else TEMPLATE.layout.margin.t  # the template's default
+    return -y * (fig.layout.height - top - m.b)
+
+
+def test_controls_and_legends_clear_the_x_axis_title(sample):
+    """Play buttons, animation sliders and bottom legends sit below the tick labels and the
+    axis title (about 50 px under the plot at 14 px text) instead of on them."""
+    figures = _all_figures(sample)
+    for name in ("growth", "extension"):
+        fig = figures[name]
+        for control in (*fig.layout.updatemenus, *fig.layout.sliders):
+            assert _pixels_below_plot(fig, control.y) >= 60, name
+            # and inside the figure: the bottom margin holds the control
+            assert _pixels_below_plot(fig, control.y) < fig.layout.margin.b, name
+    for name in ("clocks", "projectivity", "cells"):
+        fig = figures[name]
+        assert fig.layout.legend.orientation == "h"
+        assert _pixels_below_plot(fig, fig.layout.legend.y) >= 60, name
+
+
+def test_cell_count_figure_marks_the_expectations():
+    counts = {2.0: np.array([3, 5, 5, 9]), 4.0: np.array([10, 20, 25])}
+    fig = cell_count_figure(counts, {2.0: 5.0, 4.0: 17.5})
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert len(bars) == 2
+    # each histogram sums to one (shares of samples per cell count)
+    for bar in bars:
+        width = bar.width if np.isscalar(bar.width) else bar.width[0]
+        assert np.sum(bar.y) * width / 0.9 == pytest.approx(1.0)
+    assert sorted(shape.x0 for shape in fig.layout.shapes) == [5.0, 17.5]
+    assert "mean 5.5 cells" in bars[0].name

@@ -28,6 +28,10 @@ __all__ = [
 ]
 
 
+#: The colour scale of the difference panel, the same for every number of trees.
+DIFF_RANGE = 1.0
+
+
 def _rgba(hex_colour: str, alpha: float) -> str:
     h = hex_colour.lstrip("#")
     r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
@@ -37,6 +41,9 @@ def _rgba(hex_colour: str, alpha: float) -> str:
 def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, n_trees=None,
                            height=430) -> go.Figure:
     """Draw the Laplace kernel, the Mondrian kernel and their difference as heat maps.
+
+    The difference is coloured on the fixed scale [-1, 1] (:data:`DIFF_RANGE`) for every
+    number of trees, so that it fades visibly as M grows.
 
     Parameters
     ----------
@@ -69,31 +76,43 @@ def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, 
         K_mondrian = K_mondrian[np.ix_(order, order)]
     diff = K_mondrian - K_laplace
     dmax = float(max(np.abs(diff).max(), 1e-12))
-    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.09, subplot_titles=(
-        "Laplace exp(-λ‖x−x′‖₁)", f"Mondrian, M = {n_trees}" if n_trees else "Mondrian",
+    spacing = 0.04
+    panel = (1 - 2 * spacing) / 3
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=spacing, subplot_titles=(
+        "Laplace", f"Mondrian, M = {n_trees}" if n_trees else "Mondrian",
         "Mondrian − Laplace"))
     common = dict(hovertemplate="row %{y}, column %{x}: %{z:.3f}<extra></extra>")
+    # colour bars lie under the panels, so that on a narrow screen (or in projector mode,
+    # with large tick labels) they take no width from the matrices: the kernel's under
+    # the first two panels, the difference's under the third
+    bar = dict(orientation="h", y=-0.04, yanchor="top", thickness=12, title_side="right")
     fig.add_trace(go.Heatmap(z=K_laplace, zmin=0, zmax=1, colorscale=SEQUENTIAL,
-                             colorbar=dict(x=0.655, xanchor="left", len=0.9, thickness=12, title="k"),
+                             colorbar=dict(bar, x=panel + spacing / 2, xanchor="center",
+                                           len=2 * panel + spacing, title_text="k"),
                              **common), 1, 1)
     fig.add_trace(go.Heatmap(z=K_mondrian, zmin=0, zmax=1, colorscale=SEQUENTIAL,
                              showscale=False, **common), 1, 2)
-    fig.add_trace(go.Heatmap(z=diff, zmin=-dmax, zmax=dmax, colorscale=DIVERGING,
-                             colorbar=dict(x=1.0, xanchor="left", len=0.9, thickness=12, title="diff"),
+    # one fixed scale for every M (a difference of two kernels lies in [-1, 1]): rescaled
+    # to each M's own range, the noise would look equally loud at M = 1 and M = 500
+    fig.add_trace(go.Heatmap(z=diff, zmin=-DIFF_RANGE, zmax=DIFF_RANGE, colorscale=DIVERGING,
+                             colorbar=dict(bar, x=1 - panel / 2, xanchor="center", len=panel,
+                                           title_text="diff"),
                              **common), 1, 3)
     n = K_laplace.shape[0]
     for c in (1, 2, 3):
-        fig.update_yaxes(range=[n - 0.5, -0.5], scaleanchor=f"x{'' if c == 1 else c}",
-                         constrain="domain", showticklabels=False, ticks="", showgrid=False,
-                         row=1, col=c)
-        fig.update_xaxes(range=[-0.5, n - 0.5], constrain="domain", showticklabels=False,
-                         ticks="", showgrid=False, title_text="points (ordered)", row=1, col=c)
-    fig.update_annotations(font_size=13, yshift=6)
+        # the panels fill their cells (no square aspect): on narrow screens squares would
+        # leave most of the chart's height empty
+        fig.update_yaxes(range=[n - 0.5, -0.5], showticklabels=False, ticks="",
+                         showgrid=False, row=1, col=c)
+        fig.update_xaxes(range=[-0.5, n - 0.5], showticklabels=False, ticks="",
+                         showgrid=False, row=1, col=c)
+    fig.update_annotations(font_size=14, yshift=2)
+    # short: it must fit a narrow chart at projector size (20 px text)
     title = "Kernel matrices"
     if lifetime is not None:
-        title += f" (λ = {lifetime:g}; max |difference| = {dmax:.3f})"
+        title += f" (λ = {lifetime:g}), max |difference| {dmax:.3f}"
     styled(fig, title=title, height=height)
-    fig.update_layout(margin=dict(l=20, r=30, t=90, b=40))
+    fig.update_layout(margin=dict(l=20, r=20, t=80, b=75))
     return fig
 
 

@@ -17,7 +17,18 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures.theme import BLACK, BLUE, GREY, LIGHT_GREY, RED, WHITE, YELLOW, styled
+from mondrian_core.figures.theme import (
+    BLACK,
+    BLUE,
+    GREY,
+    LIGHT_GREY,
+    MIN_FONT,
+    RED,
+    WHITE,
+    YELLOW,
+    legend_below,
+    styled,
+)
 
 #: Fill colours of cells (white cells are left unfilled; black is kept for the cuts).
 _FILLS = [RED, BLUE, YELLOW, LIGHT_GREY]
@@ -25,8 +36,10 @@ _FILLS = [RED, BLUE, YELLOW, LIGHT_GREY]
 _COLOURED = 0.35
 #: Above this many cuts, labels and tree annotations are left out (unreadable).
 MAX_LABELLED_CUTS = 40
-#: Above this many cuts, the tree's clock-rate labels are left out (they would overlap).
-MAX_CLOCK_LABELS = 25
+#: Only the earliest cuts carry clock-rate labels: they sit high in the tree, where the
+#: nodes are far apart; later nodes crowd together and their labels would overlap
+#: (every node's rates are in its hover text).
+CLOCK_LABELS_SHOWN = 4
 
 
 def _need_2d(sample) -> None:
@@ -175,6 +188,18 @@ def _fmt(t):
     return f"{t:.2f}"
 
 
+#: Pixels between a plot's bottom edge and its Play buttons / slider: room for the
+#: x-axis tick labels and title, so that the controls never sit on them.
+_CONTROLS_GAP = 85  # enough for 20 px projector text too
+#: Pixels the Play buttons and the slider (with its current-value line) take.
+_CONTROLS_HEIGHT = 80
+
+
+def _below_plot(height: int, top: int, bottom: int, pixels: float) -> float:
+    """Paper y of a point ``pixels`` below the plot area (negative: below y = 0)."""
+    return -pixels / max(height - top - bottom, 1)
+
+
 # ----------------------------------------------------------------- growth + tree
 
 
@@ -228,11 +253,12 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
 
     Left: the box with every cut present at ``time`` as a black line labelled with
     the time it appeared; ``fill`` paints some cells red, blue, yellow or grey.
-    Right: the binary tree, time increasing downwards; every internal node shows the
-    rates of its two competing clocks (its box's width and height), the winner (the
-    dimension that was cut) in red; the cells alive at ``time`` are marked where
-    their stems cross the time line. Frames from 0 to the lifetime animate both;
-    ``selected_node`` outlines one node's box and circles it in the tree.
+    Right: the binary tree, time increasing downwards; the earliest internal nodes
+    (:data:`CLOCK_LABELS_SHOWN`) show the rates of their two competing clocks (their
+    box's width and height), the winner (the dimension that was cut) in red; the cells
+    alive at ``time`` are marked where their stems cross the time line. Frames from 0 to
+    the lifetime animate both; ``selected_node`` outlines one node's box and circles it
+    in the tree.
     Points of the traces named "cells" and "nodes" carry node ids as ``customdata``.
 
     Parameters
@@ -275,9 +301,10 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
     if labels is None:
         labels = sample.cut_times.size <= MAX_LABELLED_CUTS
     x = tree_layout(sample)
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.5, 0.5], horizontal_spacing=0.08,
-                        subplot_titles=("(a) the partition at time t",
-                                        "(b) the tree, time running down"))
+    # wide spacing: the tree's "time" axis title must clear the partition on narrow screens
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.5, 0.5], horizontal_spacing=0.13,
+                        # short: each must fit half a narrow chart at 20 px (projector)
+                        subplot_titles=("(a) partition at time t", "(b) tree, time ↓"))
     lo, hi = sample.lower, sample.upper
     # -- animated partition traces
     animated = []
@@ -337,12 +364,13 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
                     color=np.where(inner, WHITE, BLACK), line=dict(color=BLACK, width=1.5)),
         hovertext=hover, hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
         name="nodes"), 1, 2)
-    if labels and 0 < inner.sum() <= MAX_CLOCK_LABELS:
+    if labels and inner.any():
         ids = np.flatnonzero(inner)
+        ids = np.sort(ids[np.argsort(sample.split_time[ids], kind="stable")[:CLOCK_LABELS_SHOWN]])
         fig.add_trace(go.Scatter(
             x=x[ids], y=sample.split_time[ids], mode="text",
             text=[_clock_label(sides[j], sample.split_dim[j]) for j in ids],
-            textposition="bottom center", textfont=dict(size=10, color=BLACK),
+            textposition="bottom center", textfont=dict(size=MIN_FONT, color=BLACK),
             hoverinfo="skip", showlegend=False, name="clock rates"), 1, 2)
     if selected_node is not None and 0 <= selected_node < sample.n_nodes:
         j = int(selected_node)
@@ -372,23 +400,27 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
     # the first Play starts at time 0; after Pause, Play resumes where it stopped
     play = dict(frame=dict(duration=frame_ms, redraw=True), fromcurrent=True,
                 transition=dict(duration=0), mode="immediate")
+    top, bottom = 60, _CONTROLS_GAP + _CONTROLS_HEIGHT
+    controls_y = _below_plot(height, top, bottom, _CONTROLS_GAP)
     fig.update_layout(
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.13, xanchor="left",
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=controls_y, xanchor="left",
                           yanchor="top", pad=dict(t=0, r=10), showactive=False, buttons=[
                               dict(label="\u25B6 Play", method="animate", args=[None, play]),
                               dict(label="\u275A\u275A Pause", method="animate",
                                    args=[[None], dict(frame=dict(duration=0, redraw=False),
                                                       mode="immediate")]),
                           ])],
-        sliders=[dict(active=active, x=0.22, len=0.78, y=-0.11, yanchor="top",
-                      currentvalue=dict(prefix="time t = ", font=dict(size=13)),
+        sliders=[dict(active=active, x=0.32, len=0.68, y=controls_y, yanchor="top",
+                      # at the right end: the Play buttons sit left of the slider
+                      currentvalue=dict(prefix="time t = ", xanchor="right",
+                                        font=dict(size=13)),
                       pad=dict(t=10, b=0), steps=[
                           dict(label=_fmt(tt), method="animate",
                                args=[[_fmt(tt)], dict(frame=dict(duration=0, redraw=True),
                                                       mode="immediate",
                                                       transition=dict(duration=0))])
                           for tt in times])],
-        margin=dict(l=50, r=20, t=60, b=130),
+        margin=dict(l=50, r=20, t=top, b=bottom),
     )
     pad = 0.02 * float(max(hi - lo))
     fig.update_xaxes(range=[lo[0] - pad, hi[0] + pad], title_text="x", row=1, col=1,
@@ -406,7 +438,7 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
 # ----------------------------------------------------------------- competing clocks
 
 
-def first_cut_figure(check, *, bins: int = 30, height: int = 380) -> go.Figure:
+def first_cut_figure(check, *, bins: int = 30, height: int = 440) -> go.Figure:
     """Draw the competing-clocks check of the first cut against theory.
 
     Left: first-cut times against Exp(linear dimension) truncated to the lifetime;
@@ -419,7 +451,7 @@ def first_cut_figure(check, *, bins: int = 30, height: int = 380) -> go.Figure:
         From :func:`~mondrian_core.process.first_cut_check`.
     bins : int, default=30
         Histogram bins of the times.
-    height : int, default=380
+    height : int, default=440
         The figure's height in pixels.
 
     Returns
@@ -432,7 +464,7 @@ def first_cut_figure(check, *, bins: int = 30, height: int = 380) -> go.Figure:
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     UAI, sec. 2.2.
     """
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.12,
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.17,
                         subplot_titles=("Time of the first cut", "Dimension of the first cut"))
     n = check.n_samples
     seen = np.isfinite(check.times)
@@ -460,13 +492,16 @@ def first_cut_figure(check, *, bins: int = 30, height: int = 380) -> go.Figure:
                              marker=dict(symbol="line-ew-open", size=40, color=RED,
                                          line=dict(width=3)),
                              error_y=dict(array=2 * se, color=RED, thickness=1.2, width=10),
-                             name="side / linear dimension (+-2 s.e.)"), 1, 2)
+                             name="side / linear dimension (±2 s.e.)"), 1, 2)
     fig.update_xaxes(title_text="first cut time", row=1, col=1)
     fig.update_yaxes(title_text="density", row=1, col=1)
-    fig.update_yaxes(title_text="fraction of first cuts", range=[0, 1], row=1, col=2)
-    fig.update_layout(legend=dict(orientation="h", y=-0.22, x=0), bargap=0.05,
-                      margin=dict(b=90))
-    return styled(fig, height=height)
+    # a little headroom: the top tick label stays clear of the panel's title
+    fig.update_yaxes(title_text="fraction of first cuts", range=[0, 1.08],
+                     tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1], row=1, col=2)
+    fig.update_layout(bargap=0.05)
+    # below the x-axis titles (the legend used to sit on them); room for three rows
+    # when a narrow column stacks the entries
+    return legend_below(styled(fig, height=height), gap=70, legend_height=65)
 
 
 # ----------------------------------------------------------------- projectivity
@@ -538,9 +573,8 @@ def projectivity_figure(sample, restricted, check, *, height: int = 420) -> go.F
                      scaleanchor="x", showgrid=False, row=1, col=1)
     fig.update_xaxes(title_text="number of cells in the sub-box", row=1, col=2)
     fig.update_yaxes(title_text="fraction of samples", row=1, col=2)
-    fig.update_layout(barmode="group", bargap=0.15, legend=dict(orientation="h", y=-0.2, x=0),
-                      margin=dict(b=90))
-    return styled(fig, height=height)
+    fig.update_layout(barmode="group", bargap=0.15)
+    return legend_below(styled(fig, height=height), gap=70, legend_height=40)
 
 
 # ----------------------------------------------------------------- extension
@@ -664,20 +698,23 @@ def extension_figure(old, chain, *, height: int = 520, frame_ms: int = 600) -> g
                    traces=list(range(len(order) + 1))) for nm, s in zip(names, steps)]
     play = dict(frame=dict(duration=frame_ms, redraw=True), fromcurrent=False,
                 transition=dict(duration=0), mode="immediate")
+    top, bottom = 90, _CONTROLS_GAP + 50
+    controls_y = _below_plot(height, top, bottom, _CONTROLS_GAP)
     fig.update_layout(
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.08, xanchor="left",
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=controls_y, xanchor="left",
                           yanchor="top", showactive=False, buttons=[
                               dict(label="\u25B6 Grow", method="animate", args=[None, play]),
                               dict(label="\u275A\u275A Pause", method="animate",
                                    args=[[None], dict(frame=dict(duration=0, redraw=False),
                                                       mode="immediate")])])],
-        sliders=[dict(active=len(steps) - 1, x=0.25, len=0.75, y=-0.06, yanchor="top",
+        sliders=[dict(active=len(steps) - 1, x=0.25, len=0.75, y=controls_y, yanchor="top",
                       currentvalue=dict(visible=False), steps=[
                           dict(label=nm, method="animate",
                                args=[[nm], dict(frame=dict(duration=0, redraw=True),
                                                 mode="immediate")]) for nm in names])],
+        # above the plot, in the top margin kept for it (two rows at most)
         legend=dict(orientation="h", y=1.02, x=0, yanchor="bottom"),
-        margin=dict(l=50, r=20, t=60, b=110),
+        margin=dict(l=50, r=20, t=top, b=bottom),
     )
     big = steps[-1]
     pad = 0.02 * float(max(big.upper - big.lower))
@@ -686,3 +723,63 @@ def extension_figure(old, chain, *, height: int = 520, frame_ms: int = 600) -> g
     fig.update_yaxes(range=[big.lower[1] - pad, big.upper[1] + pad], title_text="y",
                      scaleanchor="x", showgrid=False)
     return _with_frames(styled(fig, height=height), frames)
+
+
+# ----------------------------------------------------------------- cell counts
+
+
+def cell_count_figure(counts, expected, *, height: int = 380) -> go.Figure:
+    """Draw how many cells Mondrians on one box have, at two or more lifetimes.
+
+    One histogram per lifetime (the share of samples with k cells), the sample mean
+    as a solid line and the expectation prod_d (1 + lifetime a_d) as a dashed one.
+
+    Parameters
+    ----------
+    counts : dict of float to array-like of int
+        Lifetime -> the cell counts of independent Mondrians at that lifetime
+        (e.g. :func:`~mondrian_core.process.forest_cell_counts`).
+    expected : dict of float to float
+        Lifetime -> the expected number of cells
+        (:func:`~mondrian_core.expected_cells`), same keys as ``counts``.
+    height : int, default=380
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 2 (the expected number of cells).
+    """
+    fig = go.Figure()
+    colours = [BLUE, RED, YELLOW, GREY]
+    top = 0.0
+    for i, lifetime in enumerate(sorted(counts)):
+        c = np.asarray(counts[lifetime])
+        colour = colours[i % len(colours)]
+        # about 30 bins whatever the spread, so both histograms stay readable
+        step = max(1, int(np.ceil((c.max() - c.min() + 1) / 30)))
+        edges = np.arange(c.min(), c.max() + step + 1, step) - 0.5
+        freq, _ = np.histogram(c, bins=edges)
+        share = freq / c.size / step
+        top = max(top, float(share.max()))
+        fig.add_trace(go.Bar(x=0.5 * (edges[1:] + edges[:-1]), y=share, width=step * 0.9,
+                             marker_color=colour, opacity=0.75,
+                             name=f"λ = {lifetime:g}: mean {c.mean():.1f} cells"))
+        fig.add_vline(x=float(expected[lifetime]), line=dict(color=colour, dash="dash",
+                                                             width=2.5))
+        fig.add_annotation(x=float(expected[lifetime]), y=1, yref="paper", xanchor="left",
+                           yanchor="top", xshift=4, showarrow=False,
+                           text=f"expected {expected[lifetime]:.1f}",
+                           font=dict(color=colour))
+    n = len(next(iter(counts.values())))
+    fig.update_xaxes(title_text="number of cells", rangemode="tozero")
+    fig.update_yaxes(title_text="share of samples", range=[0, top * 1.25])
+    fig.update_layout(barmode="overlay", bargap=0)
+    styled(fig, title=f"Cells of {n:,} Mondrians on this box (dashed: ∏(1 + λ a_d))",
+           height=height)
+    return legend_below(fig, gap=62)

@@ -1,9 +1,11 @@
-"""AppTest of the Mondrian process page: it runs, every widget moves, links survive."""
+"""AppTest of the Mondrian process page: it runs, every widget moves, links survive, the
+tour steps draw their own charts and the predict-then-reveal question reveals."""
 from __future__ import annotations
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer_ui import defaults_mondrian_process as D
 from tests.app.conftest import ROOT, assert_clean, run_page
 
 PAGE = "pages/mondrian_process.py"
@@ -14,6 +16,10 @@ def _figure_json(at: AppTest, n: int = 0) -> str:
     return charts[n].proto.spec
 
 
+def _specs(at: AppTest) -> list[str]:
+    return [c.proto.spec for c in at.get("plotly_chart")]
+
+
 @pytest.fixture(scope="module")
 def at():
     at = run_page(PAGE)
@@ -21,30 +27,49 @@ def at():
     return at
 
 
-def test_defaults_render_every_view(at):
+def test_defaults_show_the_growth_chart_first(at):
     assert at.title[0].value == "Mondrian process"
-    assert len(at.get("plotly_chart")) == 4  # growth + tree, clocks, projectivity, extension
-    assert len(at.caption) >= 4  # an explanation beside each view
-    assert at.query_params["lifetime"] == "3.0"
+    # the main chart only: the predict-then-reveal chart waits for the reveal
+    assert len(at.get("plotly_chart")) == 1
+    assert "partition at time t" in _figure_json(at)
+    assert at.query_params["lifetime"] == str(D.LIFETIME)
+    assert at.query_params["seed"] == str(D.SEED)
+    # every control is in the sidebar
+    assert {s.key for s in at.sidebar.slider} >= {"width", "height", "lifetime", "time"}
+    assert at.sidebar.number_input(key="seed") is not None
 
 
-SLIDER_MOVES = [
-    ("lifetime", 7.5), ("width", 2.0), ("height", 0.2), ("time", 0.0), ("time", 1.3),
-    ("lifetime", 0.1), ("lifetime", 5.0), ("subx", (0.0, 1.0)), ("suby", (0.05, 0.1)),
-    ("grow", 3.0), ("grow", 1.0), ("steps", 1), ("steps", 10),
-]
-
-
-def test_every_slider_moves():
+@pytest.mark.parametrize("view, title", [("clocks", "Time of the first cut"),
+                                         ("projectivity", "Cells in the sub-box"),
+                                         ("extension", "old cuts, extended")])
+def test_every_view_draws_its_chart(view, title):
     at = run_page(PAGE)
-    for key, value in SLIDER_MOVES:
+    at.radio(key="view").set_value(view).run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 1
+    assert title in _figure_json(at)
+    assert at.query_params["view"] == view
+
+
+SLIDER_MOVES = {
+    "growth": [("lifetime", 7.5), ("width", 2.0), ("height", 0.2), ("time", 0.0),
+               ("time", 1.3), ("lifetime", 0.1), ("lifetime", 5.0)],
+    "projectivity": [("subx", (0.0, 1.0)), ("suby", (0.05, 0.1))],
+    "extension": [("grow", 3.0), ("grow", 1.0), ("steps", 1), ("steps", 10)],
+}
+
+
+@pytest.mark.parametrize("view", list(SLIDER_MOVES))
+def test_every_slider_moves(view):
+    at = run_page(PAGE, query={"view": view})
+    for key, value in SLIDER_MOVES[view]:
         before = _figure_json(at)
         at.slider(key=key).set_value(value).run()
         assert_clean(at)
         assert at.slider(key=key).value == value
         expected = f"{value[0]:g}~{value[1]:g}" if isinstance(value, tuple) else str(value)
         assert at.query_params[key] == expected
-        if key in ("lifetime", "width", "height", "time"):
+        if key in ("lifetime", "width", "height", "time", "grow", "steps"):
             assert _figure_json(at) != before, key
 
 
@@ -60,17 +85,27 @@ def test_toggles_seed_buttons_and_choices():
     assert_clean(at)
     assert at.query_params["seed"] == "42"
     seed = at.number_input(key="seed").value
-    at.button[0].click().run()  # New sample
+    at.button(key="seed__new").click().run()  # New sample
     assert_clean(at)
     assert at.number_input(key="seed").value != seed
     assert _figure_json(at) != first
-    for key, options in (("nclock", ["500", "10000"]), ("nproj", ["200", "2000"])):
-        group = next(g for g in at.get("button_group") if g.key == key)
+    for view, key, options in (("clocks", "nclock", ["500", "10000"]),
+                               ("projectivity", "nproj", ["200", "2000"])):
+        at.radio(key="view").set_value(view).run()
         for option in options:
+            group = next(g for g in at.get("button_group") if g.key == key)
             group.set_value(option).run()
             assert_clean(at)
             assert at.query_params[key] == option
-            group = next(g for g in at.get("button_group") if g.key == key)
+
+
+def test_a_hidden_views_settings_survive_a_switch():
+    at = run_page(PAGE, query={"view": "extension"})
+    at.slider(key="grow").set_value(2.7).run()
+    at.radio(key="view").set_value("growth").run()
+    at.radio(key="view").set_value("extension").run()
+    assert_clean(at)
+    assert at.slider(key="grow").value == 2.7
 
 
 def test_node_highlight_from_selectbox_and_from_chart_click():
@@ -99,23 +134,42 @@ def test_time_is_clamped_when_the_lifetime_shrinks():
     assert at.slider(key="time").value <= 1.0
 
 
+def test_time_at_the_lifetime_follows_a_longer_lifetime():
+    """Raising the lifetime grows the picture: a time at the old lifetime moves along."""
+    at = run_page(PAGE)
+    assert at.slider(key="time").value == D.LIFETIME
+    cells = len(at.selectbox(key="node").options)
+    at.slider(key="lifetime").set_value(6.0).run()
+    assert_clean(at)
+    assert at.slider(key="time").value == 6.0
+    assert at.query_params["time"] == "6.0"
+    # a time inside the old lifetime stays where the user put it
+    at.slider(key="time").set_value(1.5).run()
+    at.slider(key="lifetime").set_value(8.0).run()
+    assert at.slider(key="time").value == 1.5
+    assert len(at.selectbox(key="node").options) != cells
+
+
 def test_a_link_reproduces_the_picture():
-    query = dict(lifetime="2.5", width="1.5", height="0.7", seed="17", time="1.2", fill="0",
-                 subx="0.1~0.9", suby="0.2~0.5", grow="2.5", steps="3", nclock="500",
-                 nproj="200")
+    query = dict(lifetime="2.5", width="1.5", height="0.7", seed="17", time="1.2", fill="0")
     a = run_page(PAGE, query=query)
     b = run_page(PAGE, query=query)
     assert_clean(a)
     assert _figure_json(a) == _figure_json(b)
     assert a.slider(key="time").value == 1.2
+    query = dict(view="projectivity", subx="0.1~0.9", suby="0.2~0.5", nproj="200")
+    a = run_page(PAGE, query=query)
+    assert_clean(a)
     assert a.slider(key="subx").value == (0.1, 0.9)
+    assert _figure_json(a) == _figure_json(run_page(PAGE, query=query))
 
 
 @pytest.mark.parametrize("query", [
     dict(lifetime="1e9", width="-3", height="nan", seed="abc", time="-5"),
     dict(subx="0.9~0.1", suby="x~y", grow="inf", steps="2.5", fill="2", labels="yes",
-         nclock="999999", nproj="-1"),
-    dict(lifetime="10", width="2", height="2", time="99", subx="-4~9", suby="0~0"),
+         nclock="999999", nproj="-1", view="nope"),
+    dict(lifetime="10", width="2", height="2", time="99", subx="-4~9", suby="0~0",
+         view="projectivity"),
 ])
 def test_hostile_links_fall_back_without_errors(query):
     at = AppTest.from_file(str(ROOT / PAGE), default_timeout=60)
@@ -124,4 +178,47 @@ def test_hostile_links_fall_back_without_errors(query):
     at.run()
     assert_clean(at)
     assert at.slider(key="lifetime").value <= 10.0
-    assert 0.0 <= at.slider(key="time").value <= at.slider(key="lifetime").value
+    if at.query_params.get("view", "growth") == "growth":
+        assert 0.0 <= at.slider(key="time").value <= at.slider(key="lifetime").value
+
+
+# ----------------------------------------------------------------- tour and question
+
+
+def test_tour_steps_draw_different_charts_and_the_same_link_twice_the_same():
+    one, two = run_page(PAGE, query={"tour": "1"}), run_page(PAGE, query={"tour": "2"})
+    assert_clean(one)
+    assert_clean(two)
+    assert _specs(one) != _specs(two)
+    assert _specs(one) == _specs(run_page(PAGE, query={"tour": "1"}))
+    assert one.slider(key="time").value == 0.5
+
+
+@pytest.mark.parametrize("step", [3, 4, 5])
+def test_every_tour_step_runs(step):
+    at = run_page(PAGE, query={"tour": str(step)})
+    assert_clean(at)
+    assert at.query_params["tour"] == str(step)
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_next_moves_the_tour_and_a_widget_leaves_it():
+    at = run_page(PAGE, query={"tour": "1"})
+    at.button(key="tour__next").click().run()
+    assert_clean(at)
+    assert at.query_params["tour"] == "2"
+    assert at.slider(key="time").value == D.LIFETIME  # step 2: the whole lifetime
+    at.slider(key="lifetime").set_value(4.0).run()
+    assert_clean(at)
+    assert "tour" not in at.query_params
+
+
+def test_predict_then_reveal_draws_the_cell_counts():
+    at = run_page(PAGE)
+    assert len(at.get("plotly_chart")) == 1
+    at.button(key="reveal_button__double_lifetime").click().run()
+    assert_clean(at)
+    charts = _specs(at)
+    assert len(charts) == 2
+    assert "Cells of 1,000 Mondrians" in charts[1]
+    assert any("Answer: fewer than 4 times" in m.value for m in at.markdown)

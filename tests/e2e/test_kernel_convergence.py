@@ -19,19 +19,29 @@ def test_kernel_convergence_page(app_url, page):
     wait_for_app(page, timeout=90_000)
     assert_no_exception(page)
     charts = page.locator('[data-testid="stPlotlyChart"]')
-    charts.nth(4).scroll_into_view_if_needed()
+    charts.nth(3).scroll_into_view_if_needed()
     wait_for_app(page, timeout=90_000)
-    assert charts.count() == 5
+    # heat maps, slice, link and Figure 6; Figure 5 waits for the reveal
+    assert charts.count() == 4
     assert "Kernel convergence" in page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert "Mondrian, M = 50" in _chart_text(page, 0)
+    page.get_by_role("button", name="Reveal the answer").click()
+    wait_for_app(page, timeout=90_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length === 5",
+        timeout=90_000)
+    charts.nth(4).scroll_into_view_if_needed()
+    wait_for_app(page, timeout=90_000)
     # Figures 5 and 6 drew their three methods
     for i in (3, 4):
         text = _chart_text(page, i)
         assert "Mondrian kernel" in text and "Random Fourier features" in text
+    assert_no_exception(page)
     screenshot(page, "kernel_convergence")
 
     # move the "Trees M" slider three steps to the right
-    slider = page.locator('[data-testid="stSlider"]').filter(has_text="Trees M")
+    slider = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]') \
+        .filter(has_text="Trees")
     slider.get_by_role("slider").focus()
     for _ in range(3):
         page.keyboard.press("ArrowRight")

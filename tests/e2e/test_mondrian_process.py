@@ -33,8 +33,8 @@ def test_page_plays_the_animation(app_url, page):
     assert_no_exception(page)
     before = _cut_path(page)
     # move the Streamlit time slider: fewer cuts are drawn
-    slider = page.locator('[data-testid="stSlider"]').filter(has_text="Time t") \
-        .locator('input[type="range"]')
+    # by its label: "Lifetime" contains "time" too
+    slider = page.locator('[data-testid="stSidebar"] input[type="range"][aria-label^="Time"]')
     slider.focus()
     for _ in range(150):
         page.keyboard.press("ArrowLeft")
@@ -87,3 +87,32 @@ def test_clicking_a_node_highlights_its_cell(app_url, page):
     wait_for_app(page)
     assert_no_exception(page)
     screenshot(page, "mondrian_process_node_selected")
+
+
+@pytest.mark.parametrize("width, height", [(1024, 768), (1280, 720)])
+def test_main_chart_is_visible_without_scrolling_on_a_tour(app_url, browser, width, height):
+    """On a projector-sized window, with the tour's narrative above it, at least 250 px of
+    the main chart show without scrolling; the Right arrow key moves to the next step."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        page.goto(app_url)
+        wait_for_app(page)
+        page.goto(app_url + "/mondrian_process?tour=1")
+        wait_for_app(page, timeout=60_000)
+        chart = page.locator(".js-plotly-plot").first
+        chart.wait_for(timeout=30_000)
+        top = chart.bounding_box()["y"]
+        assert top <= height - 250, top
+        screenshot(page, f"mondrian_process_tour1_{width}x{height}", full=False)
+        assert_no_exception(page)
+        # focus the page (not a widget), as a lecturer clicking on it would
+        page.get_by_role("heading", name="Mondrian process").first.click()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => window.location.search.includes('tour=2')",
+                               timeout=30_000)
+        wait_for_app(page, timeout=60_000)
+        assert page.get_by_text("Cells multiply as time runs").count() >= 1
+        assert_no_exception(page)
+    finally:
+        context.close()
