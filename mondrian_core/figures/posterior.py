@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, styled
+from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, legend_below, styled
 
 __all__ = ["log_bin_edges", "lifetime_posteriors", "posterior_vs_trees"]
 
@@ -35,21 +35,19 @@ def log_bin_edges(low, high, n_bins=60):
 
 
 def _interval_bar(fig, interval, mean, y, color, label):
-    """A credible interval as a horizontal bar at height ``y``, its mean as a diamond."""
-    fig.add_scatter(x=[interval[0], interval[1]], y=[y, y], mode="lines",
-                    line=dict(color=color, width=6), showlegend=False, hoverinfo="skip")
-    fig.add_scatter(x=[mean], y=[y], mode="markers+text", text=[label],
-                    textposition="middle right", textfont=dict(color=color, size=13),
-                    marker=dict(color=color, size=12, symbol="diamond",
+    """A credible interval as a horizontal bar at height ``y``, its mean as a diamond
+    (one legend entry for both)."""
+    fig.add_scatter(x=[interval[0], mean, interval[1]], y=[y, y, y], mode="lines+markers",
+                    line=dict(color=color, width=6), name=label, legendgroup=label,
+                    marker=dict(color=color, size=[0, 13, 0], symbol="diamond",
                                 line=dict(color="white", width=1)),
-                    showlegend=False,
-                    hovertemplate=f"{label}<br>mean %{{x:.3g}}<extra></extra>")
+                    hovertemplate="%{x:.3g}<extra>" + label + "</extra>")
 
 
 def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mondrian_mean,
                         mondrian_interval, n_trees, exact_grid=None, exact_density=None,
                         exact_mean=None, exact_interval=None, true_lifetime=None,
-                        terminal_lifetime=None, level=0.9, height=430):
+                        terminal_lifetime=None, level=0.9, height=500):
     """Plot the Mondrian and the exact posterior over the lifetime, per unit log(lambda).
 
     The Mondrian posterior is drawn as its mass per log-spaced bin divided by the bin's
@@ -84,7 +82,7 @@ def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mond
         The sweep's terminal lifetime (the Mondrian posterior ends there), marked.
     level : float, default=0.9
         The intervals' probability (label text).
-    height : int, default=430
+    height : int, default=500
         The figure's height in pixels.
 
     Returns
@@ -105,11 +103,11 @@ def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mond
                     line=dict(color=GREY, width=2, dash="dash"))
     fig.add_scatter(x=edges, y=np.append(dens, dens[-1]), mode="lines", line_shape="hv",
                     fill="tozeroy", fillcolor="rgba(19,86,162,0.25)",
-                    name=f"Mondrian posterior (M = {n_trees})", line=dict(color=BLUE, width=2.5))
+                    name=f"Mondrian (M = {n_trees})", line=dict(color=BLUE, width=2.5))
     top = float(dens.max()) if dens.size else 1.0
     if exact_grid is not None and exact_density is not None:
         fig.add_scatter(x=exact_grid, y=exact_density, mode="lines",
-                        name="exact Laplace-GP posterior (M = \u221e)",
+                        name="exact Laplace GP (M = \u221e)",
                         line=dict(color=RED, width=3))
         top = max(top, float(np.max(exact_density)))
     _interval_bar(fig, mondrian_interval, mondrian_mean, 1.12 * top, BLUE,
@@ -122,19 +120,19 @@ def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mond
         fig.add_annotation(x=float(np.log10(true_lifetime)), y=1.0, yref="paper",
                            text=f"true \u03bb* = {true_lifetime:g}", showarrow=False,
                            yanchor="bottom", font=dict(color=BLACK, size=13))
+    x_hi = float(edges[-1])
     if terminal_lifetime is not None:
-        fig.add_vline(x=terminal_lifetime, line=dict(color=GREY, dash="dashdot", width=1.5))
-        fig.add_annotation(x=float(np.log10(terminal_lifetime)), y=0.5, yref="paper",
-                           text="\u039b (sweep ends)", showarrow=False, textangle=-90,
-                           xanchor="right", font=dict(color=GREY, size=12))
+        x_hi = max(x_hi, 1.3 * terminal_lifetime)  # the end of the sweep in view
+        fig.add_vline(x=terminal_lifetime, line=dict(color=GREY, dash="dashdot", width=2))
+        fig.add_annotation(x=float(np.log10(terminal_lifetime)), y=1.0, yref="paper",
+                           text=f"\u039b = {terminal_lifetime:.3g} (sweep ends)", showarrow=False,
+                           yanchor="bottom", xanchor="right", font=dict(color=GREY, size=13))
     fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)",
-                     range=[float(np.log10(edges[0])), float(np.log10(edges[-1]))])
+                     range=[float(np.log10(edges[0])), float(np.log10(x_hi))])
     fig.update_yaxes(title="density per unit log \u03bb", rangemode="tozero",
                      range=[0, 1.38 * top])
-    fig.update_layout(legend=dict(x=0.01, y=0.80, xanchor="left", yanchor="top"),
-                      margin=dict(t=60))
-    return styled(fig, title="Posterior over the lifetime \u03bb: Mondrian vs exact",
-                  height=height)
+    styled(fig, title="Posterior over the lifetime \u03bb: Mondrian vs exact", height=height)
+    return legend_below(fig, gap=95, legend_height=50)
 
 
 def posterior_vs_trees(n_trees, means, intervals, *, exact_mean=None, exact_interval=None,
