@@ -247,7 +247,9 @@ if predict_then_reveal(
                               true_lifetime=true_lifetime, level=level),
                 "bias-vs-trees", params=prior_params)
     st.caption("Mean and credible interval of the Mondrian posterior at each $M$ (one sweep "
-               "each, same data and seed); the red band is the exact posterior's interval.")
+               "each, same data and seed); the red band is the exact posterior's interval. A "
+               "mean pinned at the terminal lifetime $\\Lambda$ was stopped by the sweep: "
+               "there the bias is larger still.")
 
 with st.expander(r"The evidence: $\log p(y \mid X, \lambda)$ at every cut"):
     show_figure(cached_figure(log_marginal_likelihood_vs_lifetime, path,

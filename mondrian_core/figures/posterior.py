@@ -39,8 +39,7 @@ def _interval_bar(fig, interval, mean, y, color, label):
     (one legend entry for both)."""
     fig.add_scatter(x=[interval[0], mean, interval[1]], y=[y, y, y], mode="lines+markers",
                     line=dict(color=color, width=6), name=label, legendgroup=label,
-                    marker=dict(color=color, size=[0, 13, 0], symbol="diamond",
-                                line=dict(color="white", width=1)),
+                    marker=dict(color=color, size=[0, 13, 0], symbol="diamond"),
                     hovertemplate="%{x:.3g}<extra>" + label + "</extra>")
 
 
