@@ -18,8 +18,8 @@ def _summary(at):
 def test_priors_and_parameters():
     at = run_page(PAGE, query=SMALL)
     assert_clean(at)
-    # main posterior chart and the log-likelihood (in an expander); the predictive waits
-    # for its toggle, the split is in an expander
+    # the posteriors, the log-likelihood and the split (both in expanders); the
+    # predictive waits for its toggle
     assert len(at.get("plotly_chart")) == 3
     assert "Exact (Laplace GP" in _summary(at)
     before = _summary(at)
@@ -103,3 +103,12 @@ def test_two_d_and_bad_csv():
     at.run()
     assert not at.exception
     assert at.error
+
+
+def test_too_many_points_for_the_exact_posterior_keeps_the_mondrian_one():
+    # 5,100 points: 3,060 to train on, above MAX_LAPLACE_POINTS; a small sweep
+    at = run_page(PAGE, query={"data_gp1d_n": "5100", "trees": "5", "cells": "5"})
+    assert not at.exception and not at.error
+    assert any("at most 3,000 points" in i.value and "shown alone" in i.value for i in at.info)
+    assert _summary(at).startswith("**Mondrian") and "Exact" not in _summary(at)
+    assert len(at.get("plotly_chart")) == 3
