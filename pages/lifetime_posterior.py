@@ -60,7 +60,7 @@ TOUR = Tour("lifetime-posterior", [
          r"exact one, but its 90% interval still sits above $\lambda^* = 5$. The bias "
          r"shrinks roughly as $1/M$.",
          {"trees": 100}),
-    Step("M = 300: both intervals hold the truth",
+    Step(r"$M = 300$: both intervals hold the truth",
          r"With $M = 300$ trees (the page's default) the blue and red posteriors overlap and "
          r"both 90% intervals (bars above the curves) contain $\lambda^* = 5$. The Mondrian "
          r"posterior is still a little above the exact one (means 5.8 and 5.2).",
