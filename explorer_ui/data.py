@@ -86,7 +86,8 @@ def _csv(raw: bytes, features: tuple[str, ...], target: str, name: str, standard
 def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KINDS,
                        default: str | None = None, *, container=st,
                        standardize: bool = True, standardize_target: bool = False,
-                       default_lifetime: float = 5.0, stop_if_missing: bool = True):
+                       default_lifetime: float = 5.0, stop_if_missing: bool = True,
+                       seed: int | None = None):
     """Widgets choosing a data set; returns a :class:`~mondrian_core.datasets.Dataset`.
 
     Parameters
@@ -109,6 +110,9 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
     stop_if_missing : bool
         With "Upload CSV" and no file yet: show how to upload and ``st.stop()``
         (default), or return ``None``.
+    seed : int, optional
+        The synthetic draws' seed, when the page already has one seed for everything
+        (then no "Data seed" widget is shown); default: a "Data seed" widget.
 
     Notes
     -----
@@ -126,7 +130,7 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
                         container=container, format_func=SOURCE_LABELS.get)
     with user_errors():
         if source in _SYNTHETIC:
-            data = _synthetic_widgets(key, source, container, default_lifetime)
+            data = _synthetic_widgets(key, source, container, default_lifetime, seed)
         elif source in ds.BUNDLED_DATASETS:
             data = _bundled(source, standardize, standardize_target)
         else:
@@ -139,7 +143,7 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
     return data
 
 
-def _synthetic_widgets(key, source, container, default_lifetime):
+def _synthetic_widgets(key, source, container, default_lifetime, seed=None):
     max_n, default_n, default_noise = _SYNTHETIC[source]
     n = url_slider("Points N", f"{key}_{source}_n", min_value=20, max_value=max_n,
                    default=default_n, step=10, container=container)
@@ -148,13 +152,16 @@ def _synthetic_widgets(key, source, container, default_lifetime):
                    else "Noise std of y")
     noise = url_number(noise_label, f"{key}_{source}_noise", min_value=0.0, max_value=2.0,
                        default=default_noise, step=0.05, container=cols[0])
-    seed = url_number("Data seed", f"{key}_seed", min_value=0, max_value=999_999, default=0,
-                      step=1, container=cols[1], help="Same seed, same data.")
+    seed_widget = seed is None
+    if seed_widget:
+        seed = url_number("Data seed", f"{key}_seed", min_value=0, max_value=999_999,
+                          default=0, step=1, container=cols[1], help="Same seed, same data.")
     lifetime = 0.0
     if source in ("gp1d", "gp2d"):
         lifetime = url_number(
             "True lifetime \u03bb*", f"{key}_{source}_lifetime", min_value=0.1,
-            max_value=200.0, default=float(default_lifetime), step=0.5, container=cols[0],
+            max_value=200.0, default=float(default_lifetime), step=0.5,
+            container=cols[0] if seed_widget else cols[1],  # beside the noise without a seed
             help="The draw's Laplace kernel is exp(-\u03bb* \u2016x - x'\u2016\u2081); "
                  "X is uniform on the unit box, f has prior variance 1.")
     return _synthetic(source, int(n), float(noise), float(lifetime), int(seed))

@@ -23,41 +23,66 @@ def _split(_dataset, key, seed):
     return train_val_test_split(_dataset, (TRAIN_FRACTION, 0.2, 0.2), random_state=seed)
 
 
-def pick_data(container):
+def terminal_lifetime(X, cells) -> float:
+    """The sweep's terminal lifetime for ``cells`` expected cells per tree on ``X``'s box,
+    to 3 significant digits (it is shown, and a link should reopen the same sweep)."""
+    return float(f"{lifetime_for_cells(X, cells):.3g}")
+
+
+def pick_data(container, *, seed_container=None, default_lifetime=5.0):
     """Data source (the shared picker) and a seeded 60/20/20 split.
+
+    One seed draws everything random: the synthetic data, the split and the Mondrians
+    (the picker shows no "Data seed" of its own). The seed widget goes in
+    ``seed_container`` (e.g. a container at the bottom of the sidebar, made before the
+    model settings) or, by default, right after the data widgets.
 
     Returns (train, val, test, name, true_lifetime, key, seed); ``key`` identifies
     the data for caching.
     """
-    data = data_source_picker("data", kinds=REGRESSION_KINDS, container=container,
-                              standardize=True, standardize_target=True)
-    seed = seed_control("seed", default=0, container=container)
-    container.caption("The seed draws the split and the Mondrians.")
+    data_box = container.container()
+    seed_box = container.container() if seed_container is None else seed_container
+    # the seed is drawn first (the data depend on it) but shown where seed_box sits
+    seed = seed_control("seed", default=0, container=seed_box)
+    seed_box.caption("The seed draws the data, the split and the Mondrians.")
+    data = data_source_picker("data", kinds=REGRESSION_KINDS, container=data_box,
+                              standardize=True, standardize_target=True, seed=seed,
+                              default_lifetime=default_lifetime)
     key = (data.name, data.n_samples, data.n_features, hash(data.X.tobytes()),
            hash(data.y.tobytes()))
     train, val, test = _split(data, key, seed)
     return train, val, test, data.name, data.true_lifetime, key, seed
 
 
-def model_controls(container, train):
+#: Most Mondrian trees a sweep page offers (the cost check still refuses slow sweeps).
+MAX_TREES = 1000
+
+
+def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
+                   prior_variance=1.0):
     """Mondrian sweep settings; returns a dict of keyword arguments.
 
     The terminal lifetime is chosen through the expected number of cells per tree it
-    gives on the training data's box, so one setting suits every data set.
+    gives on the training data's box, so one setting suits every data set. The keyword
+    arguments are the page's defaults.
     """
-    n_trees = url_slider("Mondrian trees M", "trees", min_value=5, max_value=100, default=50,
-                         step=5, container=container)
+    n_trees = url_slider("Mondrian trees $M$", "trees", min_value=5, max_value=MAX_TREES,
+                         default=trees, step=5, container=container,
+                         help="Many trees are slow on many points: the page refuses, "
+                              "up front, a sweep that would take more than half a minute.")
     cells = url_slider("Cells per tree at the terminal lifetime (expected)", "cells",
-                       min_value=5, max_value=400, default=60, step=5, container=container,
-                       help="Sets the terminal lifetime \u039b: a Mondrian of the data's box "
-                            "has this many cells on average at \u039b.")
-    terminal = float(f"{lifetime_for_cells(train.X, cells):.3g}")
-    container.caption(f"Terminal lifetime \u039b = {terminal:g} (the sweep covers 0 \u2192 \u039b).")
-    noise_var = url_number("Noise variance \u03c3\u00b2\u2099", "noise_var", min_value=1e-4,
-                           max_value=10.0, default=0.01, step=0.01, format="%.4f",
+                       min_value=5, max_value=400, default=cells, step=5, container=container,
+                       help="Sets the terminal lifetime $\\Lambda$: a Mondrian of the data's "
+                            "box has this many cells on average at $\\Lambda$.")
+    terminal = terminal_lifetime(train.X, cells)
+    container.caption(f"Terminal lifetime $\\Lambda = {terminal:g}$ (the sweep covers "
+                      "$0 \\to \\Lambda$).")
+    noise_var = url_number("Noise variance $\\sigma_n^2$", "noise_var", min_value=1e-4,
+                           max_value=10.0, default=noise_variance, step=0.01, format="%.4f",
                            container=container)
-    prior_var = url_number("Weight prior variance \u03c3\u00b2_w", "prior_var", min_value=1e-3,
-                           max_value=100.0, default=1.0, step=0.1, container=container)
+    prior_var = url_number("Weight prior variance $\\sigma_w^2$", "prior_var", min_value=1e-3,
+                           max_value=100.0, default=prior_variance, step=0.1,
+                           container=container)
     return dict(n_trees=n_trees, terminal_lifetime=terminal, noise_variance=noise_var,
                 prior_variance=prior_var)
 

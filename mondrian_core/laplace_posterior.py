@@ -29,7 +29,8 @@ from mondrian_core._blas import single_blas_thread
 from mondrian_core._validation import check_count, check_points, check_real, check_target
 from mondrian_core.errors import InputError
 
-__all__ = ["LaplaceLifetimePosterior", "laplace_lifetime_posterior", "MAX_LAPLACE_POINTS"]
+__all__ = ["LaplaceLifetimePosterior", "laplace_lifetime_posterior", "truncated_grid",
+           "MAX_LAPLACE_POINTS"]
 
 #: Largest number of points of the exact posterior: one dense N x N Cholesky per grid
 #: point (N = 3,000: 72 MB per matrix, about 0.3 s per factorisation on one core).
@@ -156,6 +157,44 @@ class LaplaceLifetimePosterior:
         if not 0.0 < level < 1.0:
             raise InputError(f"The credible level must be in (0, 1), got {level}.")
         return self.quantile((1 - level) / 2), self.quantile((1 + level) / 2)
+
+
+def truncated_grid(prior, upper, n_grid=160, tail=1e-6) -> np.ndarray:
+    """Return a geometric grid of lifetimes from the prior's lower tail up to ``upper``.
+
+    For comparing with a Mondrian posterior, whose prior is truncated at the sweep's
+    terminal lifetime: the exact posterior on this grid uses the same truncated prior
+    (up to the ``tail`` of prior mass left out below the grid).
+
+    Parameters
+    ----------
+    prior : frozen scipy.stats distribution on ``[0, inf)``
+        The prior over the lifetime.
+    upper : float > 0
+        The last grid point (e.g. the terminal lifetime).
+    n_grid : int, default=160
+        The number of grid points.
+    tail : float, default=1e-6
+        The prior probability below the first grid point, at most (the grid starts no
+        lower than ``upper * 1e-4``, where the likelihood no longer changes).
+
+    Returns
+    -------
+    ndarray of shape (n_grid,)
+        Increasing positive lifetimes.
+
+    Raises
+    ------
+    InputError
+        If the prior has no mass below ``upper`` or ``n_grid`` is below 3.
+    """
+    upper = check_real(upper, "upper", strict=True)
+    n_grid = check_count(n_grid, "n_grid")
+    low = max(float(prior.ppf(tail)), upper * 1e-4)
+    if not (np.isfinite(low) and low < upper) or n_grid < 3:
+        raise InputError(f"The prior puts no mass below {upper:g}, or the grid has fewer "
+                         "than 3 points: choose a prior with mass below the terminal lifetime.")
+    return np.geomspace(low, upper, n_grid)
 
 
 def _default_grid(prior, distances: np.ndarray, n_grid: int) -> np.ndarray:

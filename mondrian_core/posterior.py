@@ -177,6 +177,24 @@ class LifetimePosterior:
         """Prior probability of lifetimes above the terminal lifetime (dropped by truncation)."""
         return float(self.prior.sf(self.path.terminal_lifetime))
 
+    def mass_near_terminal(self, factor: float = 1.25) -> float:
+        """Return the posterior probability of ``[Lambda / factor, Lambda]``.
+
+        Mass piled up against the terminal lifetime ``Lambda`` means the likelihood
+        may keep rising beyond it, where the sweep did not look: sweep further.
+
+        Parameters
+        ----------
+        factor : float, default=1.25
+            How far below ``Lambda`` the band starts (a ratio above 1).
+
+        Returns
+        -------
+        float
+            The posterior probability of the band.
+        """
+        return float(1.0 - self.cdf(self.path.terminal_lifetime / factor))
+
     @property
     def mean(self) -> float:
         """Posterior mean: sum of interval masses times the prior's conditional means."""
@@ -235,6 +253,33 @@ class LifetimePosterior:
             Sa, Sb = self.prior.sf(a), self.prior.sf(b)
             value = self.prior.isf(Sa - frac * (Sa - Sb))
         return float(np.clip(value, a, b))
+
+    def cdf(self, grid) -> np.ndarray:
+        """Return the posterior probability of lifetimes below each point of ``grid``.
+
+        Within an interval ``[tau_c, tau_{c+1})`` the posterior is the prior reweighted
+        by a constant, so the CDF there moves as the prior's CDF does.
+
+        Parameters
+        ----------
+        grid : array-like of float
+            Lifetimes.
+
+        Returns
+        -------
+        ndarray
+            The posterior CDF at each lifetime (0 below 0, 1 from the terminal lifetime).
+        """
+        grid = np.asarray(grid, dtype=float)
+        c = np.clip(np.searchsorted(self.lower, grid, side="right") - 1, 0, self.lower.size - 1)
+        before = np.concatenate([[0.0], np.cumsum(self.interval_mass)])[c]
+        a, b = self.lower[c], self.upper[c]
+        Fa, Fb = self.prior.cdf(a), self.prior.cdf(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.where(Fb > Fa, (self.prior.cdf(np.clip(grid, a, b)) - Fa) / (Fb - Fa), 0.0)
+        out = before + self.interval_mass[c] * np.clip(frac, 0.0, 1.0)
+        return np.clip(np.where(grid >= self.upper[-1], 1.0, np.where(grid < 0, 0.0, out)),
+                       0.0, 1.0)
 
     def credible_interval(self, level: float = 0.9) -> tuple[float, float]:
         """Return the equal-tailed credible interval of probability ``level``.
@@ -300,14 +345,18 @@ class LifetimePosterior:
         n = int(np.searchsorted(cum, 1.0 - tol, side="left")) + 1
         return np.sort(order[:min(n, order.size)])
 
-    def predict(self, X, return_std=False, include_noise=True, tol=1e-10):
+    def predict(self, X, return_std=False, include_noise=True, tol=1e-10, max_components=None):
         """Return the mixture predictive of Supplement B.
 
         Mean ``sum_c k_c m_c(x)``; with ``return_std`` the mixture's standard
         deviation ``sqrt(sum_c k_c (v_c + m_c^2) - mean^2)`` where ``v_c`` is the
         per-interval predictive variance (of ``y`` when ``include_noise``, else of the
         latent function). Intervals holding less than ``tol`` of the mass in total are
-        left out and the rest renormalised.
+        left out and the rest renormalised. With ``max_components`` and more intervals
+        than that needed, the mixture is approximated by stratified quadrature: the
+        intervals holding the posterior quantiles ``(k + 1/2) / K``, ``K =
+        max_components``, each of weight ``1/K`` (a many-tree posterior spreads its mass
+        over thousands of intervals, each a separate fit).
 
         Parameters
         ----------
@@ -319,6 +368,8 @@ class LifetimePosterior:
             Include the observation noise in the standard deviation.
         tol : float, default=1e-10
             The posterior mass of intervals that may be left out.
+        max_components : int, optional
+            The most fits to mix (see above); default: all that ``tol`` asks for.
 
         Returns
         -------
@@ -334,6 +385,13 @@ class LifetimePosterior:
         """
         idx = self.components(tol)
         w = self.interval_mass[idx] / self.interval_mass[idx].sum()
+        if max_components is not None and idx.size > int(max_components):
+            k = int(max_components)
+            cum = np.cumsum(self.interval_mass)
+            picked = np.minimum(np.searchsorted(cum, (np.arange(k) + 0.5) / k, side="left"),
+                                cum.size - 1)
+            idx, counts = np.unique(picked, return_counts=True)
+            w = counts / k
         mean = 0.0
         second = 0.0
         for weight, c in zip(w, idx):

@@ -76,3 +76,15 @@ def test_refuses_what_a_dense_cholesky_cannot_take_and_bad_grids():
             laplace_lifetime_posterior(X, y, stats.expon(), grid=grid)
     with pytest.raises(InputError, match="y has 9 values"):
         laplace_lifetime_posterior(X, y[:9], stats.expon())
+
+
+def test_truncated_grid_spans_the_prior_up_to_the_terminal_lifetime():
+    from mondrian_core.laplace_posterior import truncated_grid
+    grid = truncated_grid(stats.loguniform(0.03, 30.0), 20.0, n_grid=50)
+    assert grid.size == 50 and grid[-1] == pytest.approx(20.0)
+    assert grid[0] == pytest.approx(0.03, rel=1e-4)  # the prior's 1e-6 quantile
+    np.testing.assert_allclose(np.diff(np.log(grid)), np.log(grid[1] / grid[0]))
+    # an exponential prior's lower tail is cut where the likelihood stops changing
+    assert truncated_grid(stats.expon(scale=5.0), 20.0)[0] == pytest.approx(20.0 * 1e-4)
+    with pytest.raises(InputError, match="no mass below"):
+        truncated_grid(stats.loguniform(50.0, 60.0), 20.0)

@@ -113,3 +113,52 @@ def test_make_prior_and_bad_priors():
         make_prior("log-uniform", low=5.0, high=1.0)
     with pytest.raises(InputError, match="positive"):
         make_prior("exponential", mean=-1.0)
+
+
+@pytest.mark.parametrize("prior", PRIORS, ids=["exponential", "gamma", "log-uniform"])
+def test_cdf_inverts_the_quantiles_and_bins_sum_to_one(path, prior):
+    post = lifetime_posterior(path, prior)
+    qs = np.array([0.01, 0.2, 0.5, 0.8, 0.99])
+    np.testing.assert_allclose(post.cdf([post.quantile(q) for q in qs]), qs, atol=1e-9)
+    edges = np.concatenate([[0.0], np.geomspace(1e-3, path.terminal_lifetime, 50)])
+    mass = np.diff(post.cdf(edges))
+    assert np.all(mass >= 0)
+    assert mass.sum() == pytest.approx(1.0, abs=1e-12)
+    assert post.cdf(path.terminal_lifetime * 2) == 1.0
+    # the band below the terminal lifetime holds what the cdf leaves there
+    assert post.mass_near_terminal(2.0) == pytest.approx(
+        1.0 - post.cdf(path.terminal_lifetime / 2), abs=1e-15)
+
+
+def test_predictive_with_few_components_is_a_stratified_mixture(path):
+    post = lifetime_posterior(path, PRIORS[0])
+    X = np.linspace(0, 1, 7)[:, None]
+    k = 5
+    assert post.components(1e-10).size > k  # the cap applies
+    mean, std = post.predict(X, return_std=True, include_noise=False, max_components=k)
+    # by hand: the intervals at the quantiles (j + 1/2) / k, each of weight 1/k
+    cum = np.cumsum(post.interval_mass)
+    picked = np.searchsorted(cum, (np.arange(k) + 0.5) / k)
+    fits = [path.predict_moments(X, c, False) for c in picked]
+    want = np.mean([m for m, _ in fits], axis=0)
+    second = np.mean([s ** 2 + m ** 2 for m, s in fits], axis=0)
+    np.testing.assert_allclose(mean, want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(std, np.sqrt(np.maximum(second - want ** 2, 0)), rtol=1e-10,
+                               atol=1e-12)
+
+
+def test_posterior_figures_have_readable_fonts(path):
+    from mondrian_core.figures.posterior import lifetime_posteriors, log_bin_edges, posterior_vs_trees
+    from mondrian_core.figures.theme import MIN_FONT, font_sizes
+
+    post = lifetime_posterior(path, PRIORS[2])
+    edges = log_bin_edges(0.5, path.terminal_lifetime, 40)
+    fig = lifetime_posteriors(edges, np.diff(post.cdf(edges)), edges, np.ones_like(edges),
+                              mondrian_mean=post.mean, mondrian_interval=post.credible_interval(),
+                              n_trees=4, exact_grid=edges, exact_density=np.ones_like(edges),
+                              exact_mean=3.0, exact_interval=(2.0, 4.0), true_lifetime=3.0,
+                              terminal_lifetime=path.terminal_lifetime)
+    bias = posterior_vs_trees([10, 100], [8.0, 5.0], [(6.0, 9.0), (4.0, 6.0)], exact_mean=4.5,
+                              exact_interval=(4.0, 5.0), true_lifetime=5.0)
+    for f in (fig, bias):
+        assert min(font_sizes(f)) >= MIN_FONT

@@ -315,12 +315,16 @@ def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, inter
                      level=0.9, true_lifetime=None, height=420):
     """Plot the prior and posterior density of the lifetime on one log-x plot.
 
+    On a log axis the honest density is per unit ``log(lambda)``: the densities per unit
+    ``lambda`` are drawn times ``lambda``, so that equal areas under the curves hold
+    equal probability.
+
     Parameters
     ----------
     grid : ndarray
         Positive lifetimes, increasing.
     prior_pdf, posterior_pdf : ndarray
-        The densities on the grid.
+        The densities per unit ``lambda`` on the grid.
     mean : float, optional
         The posterior mean, marked.
     map_ : float, optional
@@ -349,9 +353,11 @@ def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, inter
         fig.add_vrect(x0=interval[0], x1=interval[1], fillcolor=YELLOW, opacity=0.45, line_width=0)
         fig.add_scatter(x=[None], y=[None], mode="markers", name=f"{level:.0%} credible interval",
                         marker=dict(color=YELLOW, symbol="square", size=12))
-    fig.add_scatter(x=grid, y=prior_pdf, mode="lines", name="prior",
+    grid = np.asarray(grid, dtype=float)
+    fig.add_scatter(x=grid, y=np.asarray(prior_pdf) * grid, mode="lines", name="prior",
                     line=dict(color=GREY, width=2, dash="dash"))
-    fig.add_scatter(x=grid, y=posterior_pdf, mode="lines", name="posterior", line_shape="linear",
+    fig.add_scatter(x=grid, y=np.asarray(posterior_pdf) * grid, mode="lines", name="posterior",
+                    line_shape="linear",
                     line=dict(color=BLUE, width=2.5))
     if mean is not None:
         _lifetime_marker(fig, mean, f"mean {mean:.3g}", color=BLUE, xanchor="right")
@@ -363,7 +369,7 @@ def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, inter
                          y=0.0, yanchor="bottom", xanchor="left")
     fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)",
                      range=[float(np.log10(grid[0])), float(np.log10(grid[-1]))])
-    fig.update_yaxes(title="density (per unit \u03bb)", rangemode="tozero")
+    fig.update_yaxes(title="density per unit log \u03bb", rangemode="tozero")
     fig.update_layout(legend=dict(x=0.01, y=0.98, xanchor="left", yanchor="top"),
                       margin=dict(t=80))
     return styled(fig, title="Prior and posterior over the lifetime", height=height)
