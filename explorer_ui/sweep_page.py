@@ -10,75 +10,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import streamlit as st
 
-from explorer_ui.cache import CACHE_TTL
-from explorer_ui.data import REGRESSION_KINDS, data_source_picker
-from explorer_ui.defaults_lifetime_sweep import (
-    CELLS,
-    DATA_SOURCE,
-    N_TREES,
-    NOISE_VARIANCE,
-    PRIOR_VARIANCE,
-    SEED,
-    TRUE_LIFETIME,
-)
-from explorer_ui.sweep import TRAIN_FRACTION
-from explorer_ui.widgets import seed_control, url_choice, url_number, url_positive_float, url_slider
-from mondrian_core.datasets import train_val_test_split
+from explorer_ui.widgets import url_choice, url_positive_float
 from mondrian_core.experiments.width_search import figure8_at_scale
-from mondrian_core.sweep import lifetime_for_cells
 
 #: Mantissas of the lifetimes the picker offers: about ten per decade, each short to read.
 _MANTISSAS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
-
-
-@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
-def _split(_dataset, key, seed):
-    return train_val_test_split(_dataset, (TRAIN_FRACTION, 0.2, 0.2), random_state=seed)
-
-
-def pick_data_seed_last(data_box, seed_box):
-    """The data source in ``data_box`` and the seed in ``seed_box`` (the sidebar's bottom),
-    and the seeded 60/20/20 split.
-
-    Returns (train, val, test, name, true_lifetime, key, seed); ``key`` identifies the
-    data for caching (as :func:`explorer_ui.sweep.pick_data`, so both share the cache).
-    """
-    data = data_source_picker("data", kinds=REGRESSION_KINDS, default=DATA_SOURCE,
-                              container=data_box, standardize=True, standardize_target=True,
-                              default_lifetime=TRUE_LIFETIME)
-    seed = seed_control("seed", default=SEED, container=seed_box)
-    seed_box.caption("The seed draws the split and the Mondrians.")
-    key = (data.name, data.n_samples, data.n_features, hash(data.X.tobytes()),
-           hash(data.y.tobytes()))
-    train, val, test = _split(data, key, seed)
-    return train, val, test, data.name, data.true_lifetime, key, seed
-
-
-def model_controls(container, train) -> dict:
-    """The sweep's settings, with this page's defaults and KaTeX labels; returns the keyword
-    arguments of :func:`mondrian_core.lifetime_path`. Same URL keys as
-    :func:`explorer_ui.sweep.model_controls`, so links carry over between the sweep pages.
-
-    The terminal lifetime is chosen through the expected number of cells per tree it
-    gives on the training data's box, so one setting suits every data set.
-    """
-    n_trees = url_slider("Mondrian trees $M$", "trees", min_value=5, max_value=100,
-                         default=N_TREES, step=5, container=container)
-    cells = url_slider("Cells per tree at the terminal lifetime (expected)", "cells",
-                       min_value=5, max_value=400, default=CELLS, step=5, container=container,
-                       help="Sets the terminal lifetime $\\Lambda$: a Mondrian of the data's "
-                            "box has this many cells on average at $\\Lambda$.")
-    terminal = float(f"{lifetime_for_cells(train.X, cells):.3g}")
-    container.caption(f"Terminal lifetime $\\Lambda = {terminal:g}$: the sweep covers "
-                      f"$0 \\le \\lambda \\le \\Lambda$.")
-    noise_var = url_number("Noise variance $\\sigma_n^2$", "noise_var", min_value=1e-4,
-                           max_value=10.0, default=NOISE_VARIANCE, step=0.01, format="%.4f",
-                           container=container)
-    prior_var = url_number("Weight prior variance $\\sigma_w^2$", "prior_var", min_value=1e-3,
-                           max_value=100.0, default=PRIOR_VARIANCE, step=0.1,
-                           container=container)
-    return dict(n_trees=n_trees, terminal_lifetime=terminal, noise_variance=noise_var,
-                prior_variance=prior_var)
 
 
 def nice_lifetimes(lo: float, hi: float) -> list[str]:

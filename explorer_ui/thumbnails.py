@@ -1,17 +1,16 @@
 """The home page's thumbnails: a small still of each page's main chart.
 
-They are drawn at build time by the pages' own figure builders, at each page's defaults
-(``python -m explorer_ui.thumbnails`` writes ``explorer_ui/thumbnails/<page>.png`` with
-plotly.js in headless Chromium), so the home page serves small files instead of computing
-seven charts for every visitor.
+``python -m tests.e2e.readme_screenshots`` draws them: it serves the app, opens each page
+at its defaults in headless Chromium and saves the page's main chart (the one shown with
+``show_figure(..., main=True)``) as ``explorer_ui/thumbnails/<page>.png``. So a thumbnail is
+exactly what the page's own figure builders draw, and the home page serves seven small
+files instead of computing seven charts for every visitor.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 THUMBNAIL_DIR = Path(__file__).resolve().parent / "thumbnails"
-#: Size of a thumbnail in CSS pixels (saved at 2x for sharp projection).
-WIDTH, HEIGHT = 520, 320
 
 
 def thumbnail_path(stem: str) -> Path:

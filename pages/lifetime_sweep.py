@@ -20,17 +20,15 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer_ui import defaults_lifetime_sweep as defaults
 from explorer_ui.cache import CACHE_TTL
-from explorer_ui.defaults_lifetime_sweep import FIGURE8
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
-from explorer_ui.sweep import figure_params, run_sweep, show_split
+from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split
 from explorer_ui.sweep_page import (
     figure8_job,
     figure8_rows,
     lifetime_picker,
-    model_controls,
-    pick_data_seed_last,
     poll_job,
 )
 from explorer_ui.tour import Step, Tour, predict_then_reveal
@@ -85,9 +83,12 @@ page_header(
 side = st.sidebar
 data_box, model_box, seed_box = side.container(), side.container(), side.container()
 with user_errors():
-    train, val, test, name, true_lifetime, key, seed = pick_data_seed_last(data_box, seed_box)
+    train, val, test, name, true_lifetime, key, seed = pick_data(
+        data_box, seed_container=seed_box, default_lifetime=defaults.TRUE_LIFETIME)
     model_box.divider()
-    settings = model_controls(model_box, train)
+    settings = model_controls(model_box, train, trees=defaults.N_TREES, cells=defaults.CELLS,
+                              noise_variance=defaults.NOISE_VARIANCE,
+                              prior_variance=defaults.PRIOR_VARIANCE)
 main_chart = st.empty()  # the error curve goes first, once the sweep is known
 with user_errors():
     path = run_sweep(train, val, key, settings, seed)
@@ -166,9 +167,9 @@ st.markdown(
     "Random Fourier features and random binning approximate the same Laplace kernel, but "
     "their features must be rebuilt and the model refitted for every lifetime tried: here "
     "they search by doubling/halving from $\\lambda = 1$, then bisection, with the same "
-    f"$M = {FIGURE8['n_trees']}$ non-zero features per point as the sweep's Mondrians. The "
+    f"$M = {defaults.FIGURE8['n_trees']}$ non-zero features per point as the sweep's Mondrians. The "
     "data are fixed (below), independent of the sidebar; computed once for the whole server.")
-job = figure8_job(FIGURE8)
+job = figure8_job(defaults.FIGURE8)
 if not job.done.is_set():
     poll_job(job, "Timing the sweep and the retrained searches (once per server, 1-2 minutes):")
     st.stop()
@@ -177,8 +178,8 @@ if job.error is not None:
     st.stop()
 fig8 = job.result
 show_figure(cached_figure(error_vs_time, fig8.traces), "figure8-error-vs-time",
-            params={"data": "friedman1", "n": FIGURE8["n_points"], "M": FIGURE8["n_trees"],
-                    "seed": FIGURE8["random_state"]})
+            params={"data": "friedman1", "n": defaults.FIGURE8["n_points"], "M": defaults.FIGURE8["n_trees"],
+                    "seed": defaults.FIGURE8["random_state"]})
 st.dataframe(figure8_rows(fig8), hide_index=True)
 st.caption(
     f"{fig8.description} Standardised; {fig8.n_train:,} train / {fig8.n_val:,} validation "

@@ -3,13 +3,16 @@ headless Chromium, as a 1280 x 720 projector shows it.
 
 Run ``python -m tests.e2e.readme_screenshots`` from the project root; it serves the
 app on a free loopback port and writes ``data/screenshots/<page>.png`` (1280 x 720
-viewport, device scale 1). Not a test: the e2e tests save their own screenshots to
+viewport, device scale 1), and the home page's thumbnails: each page's main chart at its
+defaults, cut out of the page as the app draws it (``explorer_ui/thumbnails/<page>.png``,
+shipped with the package). Not a test: the e2e tests save their own screenshots to
 ``tests/e2e/screenshots/`` for review.
 """
 from __future__ import annotations
 
 import sys
 
+from explorer_ui.thumbnails import THUMBNAIL_DIR, thumbnail_path
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serve_app, wait_for_app
 
 OUT = ROOT / "data" / "screenshots"
@@ -43,6 +46,17 @@ def main() -> int:
                                        timeout=60_000)
             page.screenshot(path=str(OUT / f"{name}.png"))
             print(f"[{i}/{len(PAGES)}] {OUT / (name + '.png')}", flush=True)
+        THUMBNAIL_DIR.mkdir(exist_ok=True)
+        for name, path in PAGES:
+            if not path:
+                continue
+            page.goto(f"{url}/{path}")
+            wait_for_app(page, timeout=180_000)
+            chart = page.locator(".st-key-main_chart .js-plotly-plot").first
+            chart.locator(".main-svg").first.wait_for(timeout=60_000)
+            page.mouse.move(0, 0)  # no hover label or toolbar in the picture
+            chart.screenshot(path=str(thumbnail_path(name)))
+            print(f"thumbnail {thumbnail_path(name)}", flush=True)
         browser.close()
     return 0
 

@@ -27,12 +27,12 @@ def test_copied_link_opens_the_same_picture(app_url, browser):
     page.goto(app_url)
     wait_for_app(page)
     page.goto(f"{app_url}/mondrian_process?lifetime=2.5&seed=11")
-    _wait_charts(page, 4)
-    # move a slider inside a fragment (the time): only the address bar knows it now
+    _wait_charts(page, 1)
     before = chart_fingerprints(page)
-    step_slider(page, page.get_by_role("slider", name="Time t"), 10, key="ArrowLeft")
+    step_slider(page, page.get_by_role("slider", name="Time $t$"), 10, key="ArrowLeft")
     assert "time=2.4" in page.url and chart_fingerprints(page) != before
-    frame = page.frame_locator('[data-testid="stSidebar"] iframe').first
+    page.get_by_role("button", name="View").first.click()  # the header's View popover
+    frame = page.frame_locator('[data-testid="stPopoverBody"] iframe').first
     frame.get_by_role("button", name="Copy link").click()
     frame.get_by_role("button", name="Copied \u2713").wait_for(timeout=5_000)
     link = page.evaluate("() => navigator.clipboard.readText()")
@@ -45,7 +45,7 @@ def test_copied_link_opens_the_same_picture(app_url, browser):
     student = browser.new_context(viewport={"width": 1400, "height": 1000})
     other = student.new_page()
     other.goto(link)
-    _wait_charts(other, 4)
+    _wait_charts(other, 1)
     assert_no_exception(other)
     assert chart_fingerprints(other) == shown
     student.close()
