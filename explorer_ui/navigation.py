@@ -69,7 +69,7 @@ def home() -> None:
             thumbnail = thumbnail_path(stem)
             if thumbnail.exists():
                 # a relative link, so that it also works under a path prefix (deploy/)
-                st.image(str(thumbnail), link=f"{stem}?tour=1", width="stretch",
+                st.image(str(thumbnail), link=f"{stem}?tour=1", width="stretch", output_format="PNG",
                          alt=f"{view.title}: its main chart. Opens the guided tour.")
             st.page_link(view.path, label=f"**{view.title}**", icon=view.icon)
             st.markdown(view.blurb)
