@@ -11,6 +11,7 @@ chart still drawing is not missed).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,16 +28,19 @@ class Widget:
 
     ``kind``: "slider" (keyboard ``key`` on the slider thumb labelled ``label``),
     "step_up" (a click on the + of the number input labelled ``label``) or "rerun"
-    (the "r" shortcut: a rerun that changes nothing, the baseline).
+    (the "r" shortcut: a rerun that changes nothing, the baseline). ``label`` is text
+    or a regular expression matched against the widget's text (KaTeX labels read
+    e.g. "Lifetime λ"); ``expander`` names the sidebar expander to open first.
     """
     name: str
     path: str            # URL path of the page ("" = home)
     query: str           # URL query, "{seed}" is filled in
     kind: str
-    label: str = ""
+    label: str | re.Pattern = ""
     key: str = "ArrowRight"
     budget_ms: float | None = None      # a widget move's budget (the page's target)
     load_budget_ms: float | None = None  # the page's first-render budget
+    expander: str = ""
 
     def url(self, base: str, seed: int) -> str:
         return f"{base}/{self.path}" + ("?" + self.query.format(seed=seed) if self.query else "")
@@ -48,21 +52,22 @@ BASELINE = Widget("baseline: rerun of Home (r)", "", "", "rerun")
 # convergence's Figure 5 has its own budget).
 WIDGETS = [
     Widget("Mondrian process: lifetime", "mondrian_process", "seed={seed}", "slider",
-           "Lifetime \u03bb", budget_ms=300, load_budget_ms=2000),
+           re.compile("^Lifetime"), budget_ms=300, load_budget_ms=2000),
     Widget("Mondrian process: time (fragment)", "mondrian_process", "seed={seed}", "slider",
-           "Time t", key="ArrowLeft", budget_ms=300, load_budget_ms=2000),
+           re.compile("^Time"), key="ArrowLeft", budget_ms=300, load_budget_ms=2000),
     Widget("Kernel convergence: trees M", "kernel_convergence", "seed={seed}", "slider",
-           "Trees M"),
+           re.compile("^Trees")),
     Widget("Kernel convergence: Figure 5 (N=100, M 49->50, 5 reps)", "kernel_convergence",
-           "n=100&m5=49&r5=5&seed={seed}", "slider", "Largest M", budget_ms=3000),
+           "n=100&m5=49&r5=5&seed={seed}", "slider", "Largest", budget_ms=3000,
+           expander="Figure 5 settings"),
     Widget("Lifetime sweep: lifetime", "lifetime_sweep", "seed={seed}", "slider",
-           "Lifetime \u03bb (log", budget_ms=200),
+           re.compile("^Lifetime"), budget_ms=200),
     Widget("Lifetime posterior: prior lower end", "lifetime_posterior", "seed={seed}",
            "step_up", "lower end"),
     Widget("Partition GPs: partitions m", "partition_gp", "seed={seed}", "slider",
            "Number of partitions m", budget_ms=500, load_budget_ms=2000),
     Widget("Kernel vs forest: lifetime", "kernel_vs_forest", "seed={seed}", "slider",
-           "Lifetime for the weights"),
+           "for the weights"),
     Widget("Online forest: batch step (fragment)", "online_forest", "seed={seed}", "slider",
            "After batch"),
 ]
@@ -148,6 +153,9 @@ async def act(page, widget: Widget, timeout_s=180.0):
     fingerprints after)."""
     await page.evaluate(_ARM_JS)
     before = None if widget.kind == "rerun" else "|".join(await fingerprints(page))
+    if widget.expander:  # opening an expander runs nothing on the server
+        await page.locator('[data-testid="stExpander"]', has_text=widget.expander) \
+            .locator("summary").first.click()
     if widget.kind == "rerun":
         await page.evaluate("() => document.activeElement && document.activeElement.blur()")
         await page.keyboard.press("r")
