@@ -159,7 +159,7 @@ def _synthetic_widgets(key, source, container, default_lifetime, seed=None):
     lifetime = 0.0
     if source in ("gp1d", "gp2d"):
         lifetime = url_number(
-            "True lifetime \u03bb*", f"{key}_{source}_lifetime", min_value=0.1,
+            "True lifetime $\\lambda^*$", f"{key}_{source}_lifetime", min_value=0.1,
             max_value=200.0, default=float(default_lifetime), step=0.5,
             container=cols[0] if seed_widget else cols[1],  # beside the noise without a seed
             help="The draw's Laplace kernel is exp(-\u03bb* \u2016x - x'\u2016\u2081); "

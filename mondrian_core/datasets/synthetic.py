@@ -234,7 +234,7 @@ def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
     return Dataset(
         X=X, y=y, name=f"Laplace GP {n_dims}-D",
         description=(f"Synthetic: {n} points uniform in a {n_dims}-D box, y = f + noise, f a GP "
-                     f"draw with Laplace kernel exp(-{lifetime:g} ||x - x'||_1), "
+                     f"draw with the Laplace kernel of lifetime {lifetime:g}, "
                      f"noise std {noise_std:g}."),
         feature_names=tuple(f"x{d + 1}" for d in range(n_dims)), target_name="y",
         true_lifetime=lifetime, f=f, noise_std=noise_std)
