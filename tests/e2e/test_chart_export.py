@@ -41,7 +41,8 @@ def choose_svg(page) -> None:
 def test_camera_saves_png_at_2x_then_svg(app_url, page, tmp_path):
     page.goto(app_url)
     wait_for_app(page)
-    page.goto(app_url + "/mondrian_process?lifetime=2&seed=5&width=1&height=0.5&nclock=500")
+    page.goto(app_url + "/mondrian_process?view=clocks&lifetime=2&seed=5&width=1&height=0.5"
+                        "&nclock=500")
     wait_for_app(page, timeout=60_000)
     chart = page.locator('[data-testid="stPlotlyChart"]').filter(
         has_text="Dimension of the first cut").first

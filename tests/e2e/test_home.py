@@ -14,10 +14,30 @@ def test_home_page_links_every_view(app_url, page):
     page.get_by_role("heading", name="Mondrian Explorer").first.wait_for(timeout=60_000)
     wait_for_app(page)
     main = page.locator('[data-testid="stMain"]')
-    for title in TITLES:  # one card per view, linked
-        assert main.get_by_role("link", name=title).count() == 1, title
+    for title in TITLES:  # one card per view, linked by its title and by its thumbnail
+        assert main.get_by_role("link", name=title, exact=True).count() == 1, title
+        assert main.get_by_role("link", name=f"{title}: its main chart. Opens the guided "
+                                "tour.").count() == 1, title
     assert_no_exception(page)
     screenshot(page, "home")
-    main.get_by_role("link", name="Lifetime posterior").click()
+    main.get_by_role("link", name="Lifetime posterior", exact=True).click()
     page.get_by_role("heading", name="Lifetime posterior").first.wait_for(timeout=60_000)
+    assert_no_exception(page)
+
+
+def test_a_thumbnail_opens_its_page_at_the_first_tour_step(app_url, page):
+    page.goto(app_url)
+    page.get_by_role("heading", name="Mondrian Explorer").first.wait_for(timeout=60_000)
+    wait_for_app(page)
+    link = page.locator('[data-testid="stMain"]').get_by_role(
+        "link", name="Kernel vs forest: its main chart. Opens the guided tour.")
+    if link.get_attribute("target") == "_blank":
+        with page.context.expect_page() as opened:
+            link.click()
+        page = opened.value
+    else:
+        link.click()
+    page.wait_for_url("**/kernel_vs_forest?*tour=1*", timeout=60_000)
+    page.locator(".st-key-tour_panel").get_by_text("Tour 1/").wait_for(timeout=120_000)
+    wait_for_app(page, timeout=120_000)
     assert_no_exception(page)
