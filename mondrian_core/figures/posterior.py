@@ -117,14 +117,14 @@ def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mond
     if true_lifetime is not None:
         fig.add_vline(x=true_lifetime, line=dict(color=BLACK, dash="dot", width=2))
         fig.add_annotation(x=float(np.log10(true_lifetime)), y=1.0, yref="paper",
-                           text=f"true \u03bb* = {true_lifetime:g}", showarrow=False,
-                           yanchor="bottom", font=dict(color=BLACK, size=13))
+                           text=f"true \u03bb* = {true_lifetime:g} ", showarrow=False,
+                           yanchor="bottom", xanchor="right", font=dict(color=BLACK, size=13))
     x_hi = float(edges[-1])
     if terminal_lifetime is not None:
         x_hi = max(x_hi, 1.3 * terminal_lifetime)  # the end of the sweep in view
         fig.add_vline(x=terminal_lifetime, line=dict(color=GREY, dash="dashdot", width=2))
         fig.add_annotation(x=float(np.log10(terminal_lifetime)), y=1.0, yref="paper",
-                           text=f"\u039b = {terminal_lifetime:.3g} (sweep ends)", showarrow=False,
+                           text=f"\u039b = {terminal_lifetime:.3g} (end) ", showarrow=False,
                            yanchor="bottom", xanchor="right", font=dict(color=GREY, size=13))
     fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)",
                      range=[float(np.log10(edges[0])), float(np.log10(x_hi))])
