@@ -3,6 +3,8 @@ chart shows at least 250 px without scrolling (also in projector mode), and a gu
 walks forward and back with the arrow keys, each step its own picture."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from explorer_ui.navigation import VIEWS
@@ -69,7 +71,9 @@ def test_a_tour_walks_with_the_arrow_keys(app_url, sized):
     wait_for_app(page)
     page.goto(f"{app_url}/mondrian_process?tour=1")
     wait_for_app(page, timeout=120_000)
-    n_steps = int(page.locator(".st-key-tour_panel").inner_text().split("Tour 1/")[1][0])
+    panel = page.locator(".st-key-tour_panel")
+    panel.get_by_text(re.compile(r"Tour 1/\d")).first.wait_for(timeout=120_000)
+    n_steps = int(re.search(r"Tour 1/(\d)", panel.inner_text()).group(1))
     assert 3 <= n_steps <= 6
     pictures = []
     for step in range(1, n_steps + 1):
