@@ -256,11 +256,12 @@ def memory_bound(alone_peak, growth, step_rise, users):
     # stored sweep may then remember up to MAX_MOMENTS predictives of the posterior
     # page's 300-point grid (mean and variance), counted on top.
     from explorer_ui.figure_cache import FIGURES
-    from explorer_ui.sweep import FIGURE8, SWEEPS
+    from explorer_ui.sweep import SWEEPS
 
+    # (Figure 8 at scale is one small result per server, kept by explorer_ui/sweep_page.py)
     moments = SWEEPS.max_entries * MAX_MOMENTS * 2 * 300 * 8 / 2**20
-    store = (SWEEPS.max_bytes + FIGURE8.max_bytes + FIGURES.max_bytes) / 2**20 + moments
-    rows.append(f"  {'sweeps + Figure 8 + charts (byte bounds) + moments':45} = {store:7.1f} MB")
+    store = (SWEEPS.max_bytes + FIGURES.max_bytes) / 2**20 + moments
+    rows.append(f"  {'sweeps + charts (byte bounds) + moments':45} = {store:7.1f} MB")
     caches += limits["partitions"] * parts + store
     bound = alone_peak + caches + (users - 1) * step_rise
     rows.insert(0, f"  peak VmRSS alone {alone_peak:.0f} MB + caches {caches:.0f} MB + "

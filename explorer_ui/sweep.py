@@ -87,25 +87,22 @@ def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
                 prior_variance=prior_var)
 
 
-# The swept paths and Figure 8 searches of every session of the server. Sizes measured
-# (bench/RESULTS.md): the default sweep holds ~7 MB, the largest a sweep may store is
-# MAX_STORED numbers (~320 MB); a Figure 8 search holds well under 1 MB.
-# At most two of them compute at once (one per core; each sweep holds an N x N matrix or
+# The swept paths of every session of the server. Sizes measured (bench/RESULTS.md): the
+# default sweep holds ~7 MB, the largest a sweep may store is MAX_STORED numbers
+# (~320 MB). At most two of them compute at once (one per core; each sweep holds an N x N matrix or
 # two while it runs), the others queue behind a progress bar.
 _SLOTS = threading.BoundedSemaphore(2)
 SWEEPS = SharedResults(max_entries=16, max_bytes=400 * 2**20, ttl=CACHE_TTL, slots=_SLOTS)
-FIGURE8 = SharedResults(max_entries=16, max_bytes=32 * 2**20, ttl=CACHE_TTL, slots=_SLOTS)
-_STORES = {"sweep": SWEEPS, "figure8": FIGURE8}
 
 
-def cached_with_progress(kind, key, compute, text):
+def cached_with_progress(key, compute, text):
     """``compute(progress)`` once per ``key`` for the whole server, with a progress bar.
 
     Sessions asking for a key being computed wait for that computation and show its
     progress. The results are shared by all sessions and must be treated as read-only."""
     bar = st.progress(0.0, text=text)
     try:
-        return _STORES[kind].get(
+        return SWEEPS.get(
             key, compute,
             progress=lambda f: bar.progress(min(float(f), 1.0), text=f"{text} {min(f, 1.0):.0%}"))
     finally:
@@ -118,7 +115,7 @@ def run_sweep(train, val, key, settings, seed):
     check_sweep_cost(train.n_samples, settings["n_trees"], st.session_state.get("cells", 60),
                      train_fraction=TRAIN_FRACTION)
     return cached_with_progress(
-        "sweep", (key, tuple(sorted(settings.items())), seed),
+        (key, tuple(sorted(settings.items())), seed),
         lambda progress: lifetime_path(train.X, train.y, val.X, val.y, random_state=seed,
                                        progress=progress, **settings),
         "Sweeping the lifetime: walking the cut events\u2026")

@@ -103,9 +103,11 @@ def url_number(label: str, key: str, *, min_value, max_value, default, step=None
 
 
 def url_choice(label: str, key: str, options: Sequence[str], *, default: str,
-               widget: str = "selectbox", container=st, **kwargs):
-    """A selectbox / radio / segmented control / select slider over strings, kept in the URL."""
-    kwargs = _leaving_tour(kwargs)
+               widget: str = "selectbox", container=st, leaves_tour: bool = True, **kwargs):
+    """A selectbox / radio / segmented control / select slider over strings, kept in the URL.
+
+    ``leaves_tour=False`` for a way of showing the page (not a setting of the view)."""
+    kwargs = _leaving_tour(kwargs) if leaves_tour else kwargs
 
     def parse(raw):
         if raw not in options:
@@ -123,9 +125,10 @@ def url_choice(label: str, key: str, options: Sequence[str], *, default: str,
     return value
 
 
-def url_toggle(label: str, key: str, *, default: bool, container=st, **kwargs) -> bool:
-    """A toggle kept in the URL as 1/0."""
-    kwargs = _leaving_tour(kwargs)
+def url_toggle(label: str, key: str, *, default: bool, container=st, leaves_tour: bool = True,
+               **kwargs) -> bool:
+    """A toggle kept in the URL as 1/0 (``leaves_tour`` as for :func:`url_choice`)."""
+    kwargs = _leaving_tour(kwargs) if leaves_tour else kwargs
 
     def parse(raw):
         if raw not in ("0", "1"):
@@ -224,36 +227,16 @@ def chart_format_control(container=st) -> str:
     return _CHART_FORMATS[label]
 
 
-def _view_toggle(label: str, key: str, container, **kwargs) -> bool:
-    """A toggle kept in the URL as 1/0 that does not leave the tour (a way of showing,
-    not a setting of the view)."""
-    def parse(raw):
-        if raw not in ("0", "1"):
-            raise ValueError(raw)
-        return raw == "1"
-
-    _init(key, _param(key, False, parse))
-    value = container.toggle(label, key=key, **kwargs)
-    st.query_params[key] = "1" if value else "0"
-    return value
-
-
 def view_settings(container) -> None:
-    """Projector mode, palette, download format and the share link, in one place."""
-    _view_toggle("Projector mode", "projector", container,
-                 help="Figure text of at least 20 px, thicker lines, a taller main chart.")
-
-    def parse(raw):
-        if raw not in PALETTES:
-            raise ValueError(raw)
-        return raw
-
-    _init("palette", _param("palette", "mondrian", parse))
-    palette = container.segmented_control(
-        "Palette", list(PALETTES), key="palette", format_func=_PALETTE_LABELS.get,
-        help="Mondrian's red, blue and yellow, or Okabe and Ito's colours, which stay "
-             "distinct for every kind of colour vision.") or "mondrian"
-    st.query_params["palette"] = palette
+    """Projector mode, palette, download format and the share link, in one place. The
+    first two are ways of showing the page: they stay through tour steps."""
+    url_toggle("Projector mode", "projector", default=False, container=container,
+               leaves_tour=False,
+               help="Figure text of at least 20 px, thicker lines, a taller main chart.")
+    url_choice("Palette", "palette", PALETTES, default="mondrian", widget="segmented",
+               container=container, leaves_tour=False, format_func=_PALETTE_LABELS.get,
+               help="Mondrian's red, blue and yellow, or Okabe and Ito's colours, which stay "
+                    "distinct for every kind of colour vision.")
     chart_format_control(container)
     share_link(container)
 

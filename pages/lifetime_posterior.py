@@ -35,9 +35,13 @@ from explorer_ui.widgets import (
 )
 from mondrian_core import lifetime_posterior
 from mondrian_core.errors import InputError
-from mondrian_core.figures.posterior import lifetime_posteriors, log_bin_edges, posterior_vs_trees
+from mondrian_core.figures.posterior import lifetime_posteriors, posterior_view, posterior_vs_trees
 from mondrian_core.figures.sweep import fitted_function_1d, log_marginal_likelihood_vs_lifetime
-from mondrian_core.laplace_posterior import laplace_lifetime_posterior, truncated_grid
+from mondrian_core.laplace_posterior import (
+    exact_grid_size,
+    laplace_lifetime_posterior,
+    truncated_grid,
+)
 from mondrian_core.posterior import make_prior
 
 require_app_navigation()
@@ -140,9 +144,7 @@ prior_params = figure_params(name, settings, seed, prior=prior_text, level=level
 def _exact(key, seed, prior_key, noise_variance, prior_variance, terminal, _train, _prior):
     """The exact posterior on the sweep's range; fewer grid lifetimes for large N (one
     N x N Cholesky each: ~0.3 s at N = 3,000), so that it stays within seconds."""
-    n = _train.n_samples
-    n_grid = int(np.clip(160 * (600 / max(n, 1)) ** 3, 48, 160))
-    grid = truncated_grid(_prior, terminal, n_grid=n_grid)
+    grid = truncated_grid(_prior, terminal, n_grid=exact_grid_size(_train.n_samples))
     return laplace_lifetime_posterior(_train.X, _train.y, _prior, noise_variance=noise_variance,
                                       prior_variance=prior_variance, grid=grid)
 
@@ -155,23 +157,16 @@ try:
 except InputError as err:
     exact_message = str(err)
 
-# the view: the prior's range, zoomed to where either posterior has mass
 with user_errors():
     grid_lo = truncated_grid(prior, T, n_grid=3)[0]
-posteriors = [post] if exact is None else [post, exact]
-view_lo = max(grid_lo, min(p.quantile(1e-4) for p in posteriors) / 4)
-view_hi = min(T, max(p.quantile(1 - 1e-4) for p in posteriors) * 4)
-edges = log_bin_edges(view_lo, view_hi, 90)
-prior_grid = np.geomspace(view_lo, view_hi, 300)
-prior_log_density = prior.pdf(prior_grid) * prior_grid / prior.cdf(T)  # truncated at T
+view = posterior_view(post, prior, T, exact, lower=grid_lo)
 main_fig = cached_figure(
-    lifetime_posteriors, edges, np.diff(post.cdf(edges)), prior_grid, prior_log_density,
+    lifetime_posteriors, view.edges, view.mondrian_mass, view.prior_grid, view.prior_density,
     mondrian_mean=post.mean, mondrian_interval=(lo_ci, hi_ci), n_trees=settings["n_trees"],
-    exact_grid=None if exact is None else exact.lifetimes,
-    exact_density=None if exact is None else exact.density * exact.lifetimes,
+    exact_grid=view.exact_grid, exact_density=view.exact_density,
     exact_mean=None if exact is None else exact.mean,
     exact_interval=None if exact is None else (e_lo, e_hi),
-    true_lifetime=true_lifetime, terminal_lifetime=T if view_hi >= T / 1.01 else None,
+    true_lifetime=true_lifetime, terminal_lifetime=T if view.shows_terminal else None,
     level=level)
 show_figure(main_fig, "posterior", params=prior_params, main=True)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import streamlit as st
+from sklearn.metrics import root_mean_squared_error
 
 from explorer_ui import defaults_lifetime_sweep as defaults
 from explorer_ui.cache import CACHE_TTL
@@ -156,7 +157,7 @@ with right:
         show_figure(cached_figure(n_features_vs_lifetime, path, lifetime), "features",
                     params=params)
 if test.n_samples:
-    test_rmse = float(np.sqrt(np.mean((path.predict(test.X, best) - test.y) ** 2)))
+    test_rmse = root_mean_squared_error(test.y, path.predict(test.X, best))
     st.caption(f"Held-out test RMSE at the best validation lifetime {best:.3g}: "
                f"**{test_rmse:.4f}**.")
 with st.expander("The data split"):

@@ -162,3 +162,29 @@ def test_posterior_figures_have_readable_fonts(path):
                               exact_interval=(4.0, 5.0), true_lifetime=5.0)
     for f in (fig, bias):
         assert min(font_sizes(f)) >= MIN_FONT
+
+
+def test_posterior_view_is_per_unit_log_lifetime_on_the_posteriors_range(path):
+    """Densities per unit log(lambda) integrate (over log lambda) to the mass they hold; the
+    view holds all but a sliver of the Mondrian posterior."""
+    from mondrian_core.figures.posterior import posterior_view
+    from mondrian_core.laplace_posterior import laplace_lifetime_posterior, truncated_grid
+
+    prior = PRIORS[1]
+    post = lifetime_posterior(path, prior)
+    T = path.terminal_lifetime
+    grid = truncated_grid(prior, T, n_grid=200)
+    exact = laplace_lifetime_posterior(path.X_train, path.y_train, prior, noise_variance=0.01,
+                                       grid=grid)
+    view = posterior_view(post, prior, T, exact, lower=grid[0])
+    lo, hi = view.edges[0], view.edges[-1]
+    assert grid[0] <= lo < hi <= T
+    np.testing.assert_allclose(view.mondrian_mass.sum(), post.cdf(hi) - post.cdf(lo), atol=1e-12)
+    assert view.mondrian_mass.sum() > 1 - 1e-3
+    # the prior: integral over log(lambda) of its density = its truncated mass on the view
+    g = np.log(view.prior_grid)
+    np.testing.assert_allclose(integrate.trapezoid(view.prior_density, g),
+                               (prior.cdf(hi) - prior.cdf(lo)) / prior.cdf(T), rtol=1e-3)
+    inside = (exact.lifetimes >= lo) & (exact.lifetimes <= hi)
+    mass = integrate.trapezoid(view.exact_density[inside], np.log(exact.lifetimes[inside]))
+    assert abs(mass - 1) < 0.02  # trapezoid rule on 200 log-spaced points

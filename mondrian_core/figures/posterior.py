@@ -8,12 +8,15 @@ than it is (the axis stretches small lifetimes).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import plotly.graph_objects as go
 
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, legend_below, styled
 
-__all__ = ["log_bin_edges", "lifetime_posteriors", "posterior_vs_trees"]
+__all__ = ["log_bin_edges", "PosteriorView", "posterior_view", "lifetime_posteriors",
+           "posterior_vs_trees"]
 
 
 def log_bin_edges(low, high, n_bins=60):
@@ -32,6 +35,79 @@ def log_bin_edges(low, high, n_bins=60):
         Geometric edges from ``low`` to ``high``.
     """
     return np.geomspace(float(low), float(high), int(n_bins) + 1)
+
+
+@dataclass(frozen=True)
+class PosteriorView:
+    """What :func:`lifetime_posteriors` draws, per unit ``log(lambda)`` on one range.
+
+    Parameters
+    ----------
+    edges : ndarray
+        Log-spaced bin edges covering the view.
+    mondrian_mass : ndarray
+        The Mondrian posterior's mass in each bin.
+    prior_grid, prior_density : ndarray
+        The prior, truncated at the terminal lifetime, per unit ``log(lambda)``.
+    exact_grid, exact_density : ndarray or None
+        The exact posterior per unit ``log(lambda)`` on its own grid.
+    shows_terminal : bool
+        Whether the view reaches the terminal lifetime.
+    """
+
+    edges: np.ndarray
+    mondrian_mass: np.ndarray
+    prior_grid: np.ndarray
+    prior_density: np.ndarray
+    exact_grid: np.ndarray | None
+    exact_density: np.ndarray | None
+    shows_terminal: bool
+
+
+def posterior_view(mondrian, prior, terminal_lifetime, exact=None, *, lower=None,
+                   n_bins=90, n_prior=300) -> PosteriorView:
+    """Express both posteriors and the prior per unit ``log(lambda)`` where they have mass.
+
+    The view runs from a quarter of the lower 1e-4 quantile to four times the upper one
+    (of either posterior), clipped to ``[lower, terminal_lifetime]``.
+
+    Parameters
+    ----------
+    mondrian : LifetimePosterior
+        The Mondrian posterior (its prior is truncated at ``terminal_lifetime``).
+    prior : frozen scipy.stats distribution
+        The prior over the lifetime.
+    terminal_lifetime : float
+        The sweep's terminal lifetime.
+    exact : LaplaceLifetimePosterior, optional
+        The exact posterior.
+    lower : float, optional
+        The smallest lifetime to show (e.g. the exact posterior's first grid point).
+    n_bins : int, default=90
+        Bins for the Mondrian posterior.
+    n_prior : int, default=300
+        Grid points for the prior.
+
+    Returns
+    -------
+    PosteriorView
+        The arrays to draw.
+    """
+    posteriors = [mondrian] if exact is None else [mondrian, exact]
+    low = min(p.quantile(1e-4) for p in posteriors) / 4
+    high = min(terminal_lifetime, max(p.quantile(1 - 1e-4) for p in posteriors) * 4)
+    if lower is not None:
+        low = max(low, lower)
+    edges = log_bin_edges(low, high, n_bins)
+    grid = np.geomspace(low, high, n_prior)
+    # d/dlog(lambda) = lambda d/dlambda; the prior is truncated at the terminal lifetime
+    prior_density = prior.pdf(grid) * grid / prior.cdf(terminal_lifetime)
+    return PosteriorView(
+        edges=edges, mondrian_mass=np.diff(mondrian.cdf(edges)), prior_grid=grid,
+        prior_density=prior_density,
+        exact_grid=None if exact is None else exact.lifetimes,
+        exact_density=None if exact is None else exact.density * exact.lifetimes,
+        shows_terminal=high >= terminal_lifetime / 1.01)
 
 
 def _interval_bar(fig, interval, mean, y, color, label):
