@@ -23,6 +23,8 @@ from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from explorer_ui.tour import MAX_STEPS
+
 #: The path part of each page's link (``st.navigation`` names a page after its file).
 PAGE_PATHS = ("", "mondrian_process", "kernel_convergence", "lifetime_sweep",
               "lifetime_posterior", "partition_gp", "kernel_vs_forest", "online_forest")
@@ -152,9 +154,9 @@ def wait_healthy(base_url: str, timeout: float = 60.0) -> None:
         time.sleep(0.2)
 
 
-#: Tour steps the prewarm visits on every page (a page's tour has at most 6 steps; a
-#: step past its end is a cheap visit of the default link).
-PREWARM_TOUR_STEPS = 6
+#: Tour steps the prewarm visits on every page (a step past a tour's end is a cheap
+#: visit of the default link).
+PREWARM_TOUR_STEPS = MAX_STEPS
 
 
 def prewarm(base_url: str, pages=PAGE_PATHS, *, health_timeout: float = 120.0) -> list[Visit]:

@@ -17,6 +17,8 @@ import streamlit as st
 #: URL keys that are not a page's widgets: they survive a tour step.
 RESERVED_PARAMS = frozenset({"tour", "projector", "palette"})
 _APPLIED = "_tour_applied"  # (page, step) whose settings this session last applied
+#: The most steps a tour has (the prewarm visits this many steps of every page).
+MAX_STEPS = 6
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,8 @@ class Tour:
     """
 
     def __init__(self, page: str, steps: Sequence[Step]):
-        if not 1 <= len(steps) <= 9:
-            raise ValueError("a tour has 1 to 9 steps")
+        if not 3 <= len(steps) <= MAX_STEPS:
+            raise ValueError(f"a tour has 3 to {MAX_STEPS} steps, not {len(steps)}")
         self.page = page
         self.steps = list(steps)
         self.current: int | None = None
