@@ -106,10 +106,11 @@ _JOBS_LOCK = threading.Lock()
 
 def background_job(key, compute) -> BackgroundJob:
     """The job computing ``compute(progress)`` for ``key``: started on the first call
-    (for the whole server), the same job on later calls."""
+    (for the whole server), the same job on later calls (a new one after a failure)."""
     with _JOBS_LOCK:
         job = _JOBS.get(key)
-        if job is not None:
+        # a job that failed is tried again by the next visit (its page showed the error)
+        if job is not None and not (job.done.is_set() and job.error is not None):
             return job
         job = _JOBS[key] = BackgroundJob()
 

@@ -1,0 +1,44 @@
+"""The server's background jobs (Figure 8 at scale): one computation per key for the
+whole server, its progress visible, and a failed job tried again by the next visit."""
+from __future__ import annotations
+
+import threading
+
+from explorer_ui.sweep_page import background_job
+
+
+def test_one_job_per_key_with_its_progress():
+    calls, release = [], threading.Event()
+
+    def compute(progress):
+        calls.append(1)
+        progress(0.5)
+        release.wait(10)
+        return 42
+
+    first = background_job(("test", "once"), compute)
+    again = background_job(("test", "once"), compute)
+    assert again is first
+    release.set()
+    assert first.done.wait(10)
+    assert first.result == 42 and first.error is None and first.fraction == 0.5
+    assert background_job(("test", "once"), compute) is first
+    assert calls == [1]
+
+
+def test_a_failed_job_is_tried_again():
+    attempts = []
+
+    def flaky(progress):
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise RuntimeError("first try fails")
+        return "ok"
+
+    failed = background_job(("test", "flaky"), flaky)
+    assert failed.done.wait(10)
+    assert isinstance(failed.error, RuntimeError)
+    retried = background_job(("test", "flaky"), flaky)
+    assert retried is not failed
+    assert retried.done.wait(10)
+    assert retried.result == "ok" and len(attempts) == 2
