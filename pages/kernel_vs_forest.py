@@ -18,7 +18,6 @@ shows it.
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -149,8 +148,7 @@ with user_errors():
         path = _path(data, n_trees, terminal, n_lifetimes, noise, seed)
 
 grid = [f"{t:.4g}" for t in path.lifetimes]
-best_k = int(np.argmin(path.kernel_test_rmse))
-best_f = int(np.argmin(path.forest_test_rmse))
+best_k, best_f = path.best_kernel_index, path.best_forest_index
 if st.session_state.get("lam") not in grid and "lam" in st.session_state:
     st.session_state["lam"] = grid[best_k]  # the curve's grid changed
 lifetime = float(url_choice(
@@ -163,7 +161,7 @@ show_figure(cached_figure(figs.kernel_vs_forest_rmse, path, lifetime, height=430
             "rmse-vs-lifetime", main=True,
             params={**data_params(data.name), "M": n_trees, "lam_max": terminal,
                     "nlam": n_lifetimes, "noise_var": noise, "seed": seed})
-wins = int(np.sum(path.kernel_test_rmse <= path.forest_test_rmse + 1e-12))
+wins = int(path.kernel_wins.sum())
 st.markdown(
     f"Best test RMSE: **kernel {path.kernel_test_rmse[best_k]:.3f}** at "
     f"$\\lambda = {path.lifetimes[best_k]:.3g}$, **forest {path.forest_test_rmse[best_f]:.3f}** "

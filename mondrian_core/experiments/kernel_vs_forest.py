@@ -205,6 +205,24 @@ class KernelForestPath:
     forest_train_rmse: np.ndarray
     n_features: np.ndarray
 
+    @property
+    def best_kernel_index(self) -> int:
+        """Index of the lifetime where the kernel's test RMSE is lowest."""
+        return int(np.argmin(self.kernel_test_rmse))
+
+    @property
+    def best_forest_index(self) -> int:
+        """Index of the lifetime where the forest's test RMSE is lowest."""
+        return int(np.argmin(self.forest_test_rmse))
+
+    @property
+    def kernel_wins(self) -> np.ndarray:
+        """Whether the kernel's test RMSE is at most the forest's, at each lifetime.
+
+        Equal to rounding counts: the two fits coincide at the largest lifetimes.
+        """
+        return self.kernel_test_rmse <= self.forest_test_rmse + 1e-9
+
 
 @dataclass(frozen=True)
 class KernelForestWeights:

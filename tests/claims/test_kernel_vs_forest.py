@@ -38,13 +38,12 @@ def test_kernel_is_never_worse_than_the_forest_on_the_curve(path):
     # When every training point has its own cell in every tree the two fits are the same
     # ridge solution (equal up to rounding, hence the 1e-9); at the largest lifetimes
     # almost all points do.
-    assert np.all(path.kernel_test_rmse <= path.forest_test_rmse + 1e-9), (
+    assert np.all(path.kernel_wins), (
         path.kernel_test_rmse - path.forest_test_rmse)
 
 
 def test_kernel_reaches_a_lower_best_error_at_a_smaller_lifetime(path):
-    best_k = int(np.argmin(path.kernel_test_rmse))
-    best_f = int(np.argmin(path.forest_test_rmse))
+    best_k, best_f = path.best_kernel_index, path.best_forest_index
     assert path.kernel_test_rmse[best_k] < path.forest_test_rmse[best_f]
     assert path.lifetimes[best_k] < path.lifetimes[best_f]
 
@@ -60,7 +59,7 @@ def test_the_two_fits_meet_at_the_largest_lifetime(path):
 def test_kernel_weights_spread_wider_at_its_best_lifetime(split, path):
     """The predict-then-reveal answer at the default weights' lifetime (the kernel's best)."""
     train, test = split
-    lam = float(f"{path.lifetimes[int(np.argmin(path.kernel_test_rmse))]:.4g}")  # as the page
+    lam = float(f"{path.lifetimes[path.best_kernel_index]:.4g}")  # as the page
     w = kernel_forest_weights(train.X, train.y, test.X, test.y, lam, n_trees=D.N_TREES,
                               noise_variance=D.NOISE_VARIANCE, prior_variance=1.0,
                               random_state=D.SEED, terminal_lifetime=D.LARGEST_LIFETIME)
