@@ -251,7 +251,7 @@ def growth_view() -> None:
         help="Or click a cell's dot in the picture, or a node in the tree.")
     with st.spinner("Drawing the sample..."):
         fig = cached_figure(growth_figure, sample, time, fill=fill,
-                            labels=labels and sample.cut_times.size <= MAX_LABELLED_CUTS,
+                            labels=None if labels else False,  # None: the builder's rule
                             selected_node=node)
     show_figure(fig, "partition-and-tree", key="growth_chart", on_select="rerun",
                 selection_mode="points", main=True, params=dict(box, t=time))

@@ -33,7 +33,7 @@ def _trace(fig, name):
 
 
 def test_growth_figure_frames_show_the_cuts_so_far(sample):
-    fig = growth_figure(sample, 1.0, fill=True, n_frames=11)
+    fig = growth_figure(sample, 1.0, fill=True, n_frames=11, labels=True)
     assert len(fig.frames) == 12  # 11 evenly spaced times plus t = 1.0
     cuts = _trace(fig, "cuts")[0]
     assert np.count_nonzero(np.isnan(np.asarray(cuts.x, float))) == np.sum(sample.cut_times <= 1.0)

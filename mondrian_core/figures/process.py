@@ -34,8 +34,9 @@ from mondrian_core.figures.theme import (
 _FILLS = [RED, BLUE, YELLOW, LIGHT_GREY]
 #: Share of cells that get a colour; the rest stay white, as in Mondrian's paintings.
 _COLOURED = 0.35
-#: Above this many cuts, labels and tree annotations are left out (unreadable).
-MAX_LABELLED_CUTS = 40
+#: Above this many cuts by the time shown, labels and tree annotations are left out: on
+#: a chart the size of a projected page, 16 cut-time labels (the default sample) overprint.
+MAX_LABELLED_CUTS = 12
 #: Only the earliest cuts carry clock-rate labels: they sit high in the tree, where the
 #: nodes are far apart; later nodes crowd together and their labels would overlap
 #: (every node's rates are in its hover text).
@@ -270,8 +271,8 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
     fill : bool, default=False
         Paint about a third of the cells red, blue, yellow or grey.
     labels : bool, optional
-        Label cuts with their times; default when there are at most
-        ``MAX_LABELLED_CUTS`` cuts.
+        Label cuts with their times; default when at most ``MAX_LABELLED_CUTS`` cuts
+        are made by ``time``.
     selected_node : int, optional
         A node whose box is outlined and which is circled in the tree.
     n_frames : int, default=25
@@ -299,7 +300,7 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
     _need_2d(sample)
     t = sample.lifetime if time is None else float(time)
     if labels is None:
-        labels = sample.cut_times.size <= MAX_LABELLED_CUTS
+        labels = int(np.sum(sample.cut_times <= t)) <= MAX_LABELLED_CUTS
     x = tree_layout(sample)
     # wide spacing: the tree's "time" axis title must clear the partition on narrow screens
     fig = make_subplots(rows=1, cols=2, column_widths=[0.5, 0.5], horizontal_spacing=0.13,
