@@ -38,14 +38,7 @@ def main() -> int:
         page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
         page.goto(url)
         wait_for_app(page, timeout=120_000)
-        for i, (name, path) in enumerate(PAGES, 1):
-            page.goto(f"{url}/{path}" + ("?tour=1" if path else ""))
-            wait_for_app(page, timeout=180_000)
-            if path:  # Plotly has drawn the main chart
-                page.wait_for_selector(".st-key-main_chart .js-plotly-plot .main-svg",
-                                       timeout=60_000)
-            page.screenshot(path=str(OUT / f"{name}.png"))
-            print(f"[{i}/{len(PAGES)}] {OUT / (name + '.png')}", flush=True)
+        # thumbnails first: the home page's screenshot shows them
         THUMBNAIL_DIR.mkdir(exist_ok=True)
         for name, path in PAGES:
             if not path:
@@ -57,6 +50,14 @@ def main() -> int:
             page.mouse.move(0, 0)  # no hover label or toolbar in the picture
             chart.screenshot(path=str(thumbnail_path(name)))
             print(f"thumbnail {thumbnail_path(name)}", flush=True)
+        for i, (name, path) in enumerate(PAGES, 1):
+            page.goto(f"{url}/{path}" + ("?tour=1" if path else ""))
+            wait_for_app(page, timeout=180_000)
+            if path:  # Plotly has drawn the main chart
+                page.wait_for_selector(".st-key-main_chart .js-plotly-plot .main-svg",
+                                       timeout=60_000)
+            page.screenshot(path=str(OUT / f"{name}.png"))
+            print(f"[{i}/{len(PAGES)}] {OUT / (name + '.png')}", flush=True)
         browser.close()
     return 0
 
