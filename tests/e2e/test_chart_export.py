@@ -36,6 +36,15 @@ def choose_svg(page) -> None:
         has_text="Chart downloads").get_by_text("SVG", exact=True).click()
     wait_for_app(page, timeout=60_000)
     page.keyboard.press("Escape")
+    # the rerun may start after wait_for_app saw the app idle: wait for its result, every
+    # chart's camera set to SVG
+    page.wait_for_function(
+        """() => {
+          const charts = [...document.querySelectorAll('.js-plotly-plot')];
+          return charts.length > 0 && charts.every(gd => gd._context &&
+            gd._context.toImageButtonOptions &&
+            gd._context.toImageButtonOptions.format === 'svg');
+        }""", timeout=60_000)
 
 
 def test_camera_saves_png_at_2x_then_svg(app_url, page, tmp_path):
