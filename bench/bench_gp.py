@@ -143,20 +143,39 @@ def bench_vs_nystroem(n, n_test=10_000):
           f"{abs(old[1] - gp[1]):.1e}")
 
 
-def bench_kpca(n):
-    print(f"== Fast Cluster kernel PCA (m=100, h=8, top 2 components, D=8), N={n:,}")
+def bench_kpca(n, reps=3):
+    print(f"== Fast Cluster kernel PCA (m=100, h=8, top 2 components, D=8), N={n:,}; "
+          f"best of {reps}")
     X, _ = data(n)
     _, PrevKPCA, PrevFC = previous_gp()
-    rates = {}
-    for name, kpca, fc in (("new", PartitionKernelPCA, FastClusterPartitions),
-                           ("previous", PrevKPCA, PrevFC)):
-        with Timer() as t:
-            kp = kpca(fc(100, 8, random_state=0), n_components=2).fit(X)
-        rates[name] = n / t.wall * 60
-        print(f"  {name:8s}: {t}, {kp.n_matvec_} kernel products -> "
-              f"{rates[name]:12,.0f} points/min wall ({n / t.cpu * 60:12,.0f} per CPU minute)")
-    print(f"  target >= 5,000,000 points/min: {'MET' if rates['new'] >= 5e6 else 'MISSED'}; "
-          f"new / previous = {rates['new'] / rates['previous']:.1f}x")
+    runs = (("new, 1 thread", lambda: PartitionKernelPCA(
+                 FastClusterPartitions(100, 8, random_state=0), n_components=2)),
+            ("new, n_jobs=2", lambda: PartitionKernelPCA(
+                 FastClusterPartitions(100, 8, random_state=0, n_jobs=2), n_components=2,
+                 n_jobs=2)),
+            ("previous", lambda: PrevKPCA(PrevFC(100, 8, random_state=0), n_components=2)))
+    rates, values = {}, {}
+    for name, make in runs:
+        best = None
+        for _ in range(reps):  # runs alternate with nothing else: best of reps
+            with Timer() as t:
+                kp = make().fit(X)
+            best = t if best is None or t.wall < best.wall else best
+        rates[name] = (n / best.wall * 60, n / best.cpu * 60)
+        values[name] = kp.eigenvalues_
+        print(f"  {name:14s}: {best}, {kp.n_matvec_} kernel products -> "
+              f"{rates[name][0]:12,.0f} points/min wall ({rates[name][1]:12,.0f} per CPU "
+              "minute)")
+    base = values["new, 1 thread"]
+    for name, vals in values.items():
+        print(f"  {name:14s}: eigenvalues {np.array2string(vals, precision=6)} "
+              f"(relative difference {np.abs(vals - base).max() / base.max():.1e})")
+    for name in ("new, 1 thread", "new, n_jobs=2"):
+        wall, cpu = rates[name]
+        print(f"  {name}: target >= 5,000,000 points/min (wall) "
+              f"{'MET' if wall >= 5e6 else 'MISSED'}; per CPU minute "
+              f"{'MET' if cpu >= 5e6 else 'MISSED'}; / previous "
+              f"{wall / rates['previous'][0]:.1f}x wall")
 
 
 def bench_page():

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,7 +46,7 @@ from mondrian_core.errors import InputError, InputTypeError
 __all__ = ["check_random_state", "check_count", "check_real", "check_fraction",
            "check_lifetime", "check_box",
            "check_points", "check_target", "check_choice", "check_counts", "check_dense_size",
-           "check_is_fitted", "round_down", "MAX_DENSE_ENTRIES"]
+           "check_is_fitted", "check_n_jobs", "round_down", "MAX_DENSE_ENTRIES"]
 
 #: Largest dense matrix built from a parameter (float64 entries: 400 MB).
 MAX_DENSE_ENTRIES = 50_000_000
@@ -112,6 +113,19 @@ def check_count(value, name: str, *, minimum: int = 1, maximum: int | None = Non
     """
     what = f"an integer >= {minimum}" + (f" and <= {maximum:,}" if maximum is not None else "")
     return int(_scalar(value, name, numbers.Integral, what, min_val=minimum, max_val=maximum))
+
+
+def check_n_jobs(value, name: str = "n_jobs") -> int:
+    """The number of threads to use, scikit-learn's way: None is 1, -1 every core,
+    -2 all but one, ...; 0 and other values are refused."""
+    if value is None:
+        return 1
+    cores = os.cpu_count() or 1
+    n = int(_scalar(value, name, numbers.Integral, "None, an integer >= 1 or a negative "
+                    f"integer >= -{cores} (-1: every core)", min_val=-cores))
+    if n == 0:
+        raise InputError(f"{name} must be None, an integer >= 1 or -1 (every core); got 0.")
+    return n if n > 0 else cores + 1 + n
 
 
 def check_real(value, name: str, *, minimum: float | None = 0.0, strict: bool = False,

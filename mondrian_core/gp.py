@@ -23,6 +23,7 @@ from mondrian_core._blas import single_blas_thread
 from mondrian_core._validation import (
     check_count,
     check_is_fitted,
+    check_n_jobs,
     check_random_state,
     check_real,
     check_target,
@@ -492,6 +493,10 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
         Number of components, between 1 and N - 2.
     tol : float, default=1e-6
         ``eigsh``'s relative accuracy.
+    n_jobs : int or None, default=None
+        Threads for the kernel products (blocks of points in parallel): None is one,
+        -1 every core. Give the partition sampler its own ``n_jobs`` to label the
+        points in parallel too.
 
     Attributes
     ----------
@@ -518,10 +523,11 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
     for big data from random partitions", sec. 2.2 and Figure 2.
     """
 
-    def __init__(self, partitions, n_components=2, tol=1e-6):
+    def __init__(self, partitions, n_components=2, tol=1e-6, n_jobs=None):
         self.partitions = partitions
         self.n_components = n_components
         self.tol = tol
+        self.n_jobs = n_jobs
 
     @_single_threaded_blas
     def fit(self, X, y=None):
@@ -546,11 +552,12 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
         """
         k = check_count(self.n_components, "n_components")
         check_real(self.tol, "tol")
+        n_jobs = check_n_jobs(self.n_jobs)
         _check_sampler(self.partitions)
         X = check_partition_points(X, self, reset=True, min_samples=k + 2)
         self.partitions_ = _fit_partitions(self.partitions, X, y)
         labels = self.partitions_.labels(X)
-        self.algebra_ = algebra = PartitionAlgebra(labels)
+        self.algebra_ = algebra = PartitionAlgebra(labels, n_jobs=n_jobs)
         n = X.shape[0]
         if np.all(labels == labels[:, :1]):  # one cluster everywhere: the centred kernel is 0
             vals, vecs, self.n_matvec_ = np.zeros(k), np.zeros((n, k)), 0

@@ -49,8 +49,13 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from mondrian_core._blas import single_blas_thread
+from mondrian_core._threads import thread_map
 
 __all__ = ["PartitionAlgebra"]
+
+#: Fewest points per block of the threaded products (smaller blocks cost more in
+#: thread hand-offs than they save).
+_MIN_BLOCK_ROWS = 20_000
 
 
 class PartitionAlgebra:
@@ -61,6 +66,9 @@ class PartitionAlgebra:
     labels : ndarray of int, shape (m, N)
         ``labels[r, i]`` is the cluster of point i in partition r (any integers;
         only equality within a row matters).
+    n_jobs : int, default=1
+        Threads for the products with the cluster indicators (blocks of points in
+        parallel); results do not depend on it beyond rounding of the cluster sums.
 
     Attributes
     ----------
@@ -87,7 +95,8 @@ class PartitionAlgebra:
     data from random partitions", sec. 3.3.
     """
 
-    def __init__(self, labels: np.ndarray):
+    def __init__(self, labels: np.ndarray, n_jobs: int = 1):
+        self.n_jobs = int(n_jobs)
         labels = np.asarray(labels, dtype=np.int64)
         if labels.ndim != 2 or labels.shape[1] == 0:
             raise ValueError("labels must be a non-empty (m, N) integer array.")
@@ -125,7 +134,7 @@ class PartitionAlgebra:
         part_of_cluster = np.searchsorted(self._offsets, self.cluster_keys, side="right") - 1
         self.part_start = np.searchsorted(part_of_cluster, np.arange(self.m + 1))
         self._Phi = None
-        self._PhiT = None
+        self._row_blocks = None
 
     # ------------------------------------------------------------- products
     def cluster_sums(self, v: np.ndarray) -> np.ndarray:
@@ -177,14 +186,38 @@ class PartitionAlgebra:
         ndarray of shape (N,)
             ``K v``.
         """
-        Phi, PhiT = self._sparse()
-        return Phi @ (PhiT @ np.asarray(v, dtype=np.float64).ravel()) / self.m
+        v = np.asarray(v, dtype=np.float64).ravel()
+        return self._read_clusters(self._sum_clusters(v)) / self.m
 
-    def _sparse(self):
-        if self._Phi is None:
-            self._Phi = self.indicators()
-            self._PhiT = self._Phi.T  # CSC view: as fast a product, no copy to build
-        return self._Phi, self._PhiT
+    def _blocks(self):
+        """The indicators by blocks of points, one block per thread: ``(start, Phi_b,
+        Phi_b^T)``, the transpose a CSC view (as fast a product, no copy)."""
+        if self._row_blocks is None:
+            if self.n_jobs <= 1 or self.n < 2 * _MIN_BLOCK_ROWS:
+                Phi = self.indicators()
+                self._row_blocks = [(0, Phi, Phi.T)]
+            else:
+                k = min(self.n_jobs, self.n // _MIN_BLOCK_ROWS)
+                edges = np.linspace(0, self.n, k + 1).astype(np.intp)
+                parts = thread_map(lambda ab: self._indicator_rows(*ab),
+                                   list(zip(edges[:-1], edges[1:])), self.n_jobs)
+                self._row_blocks = [(a, P, P.T) for a, P in zip(edges[:-1], parts)]
+        return self._row_blocks
+
+    def _sum_clusters(self, v):
+        """``Phi^T v`` (v of shape (N,) or (N, k)), block by block."""
+        blocks = self._blocks()
+        if len(blocks) == 1:
+            return blocks[0][2] @ v
+        sums = thread_map(lambda b: b[2] @ v[b[0]:b[0] + b[1].shape[0]], blocks, self.n_jobs)
+        return np.sum(sums, axis=0)
+
+    def _read_clusters(self, s):
+        """``Phi s`` (s of shape (C,) or (C, k)), block by block."""
+        blocks = self._blocks()
+        if len(blocks) == 1:
+            return blocks[0][1] @ s
+        return np.concatenate(thread_map(lambda b: b[1] @ s, blocks, self.n_jobs))
 
     def indicators(self) -> sp.csr_matrix:
         """Return the cluster indicators Phi, with ``K = Phi Phi^T / m``.
@@ -194,12 +227,18 @@ class PartitionAlgebra:
         scipy.sparse.csr_matrix of shape (N, n_clusters)
             One 1 per partition per row.
         """
-        if self._Phi is not None:
-            return self._Phi
-        indptr = np.arange(0, self.n * self.m + 1, self.m)
-        idx_dtype = np.int32 if max(self.n_clusters, self.n * self.m) < 2**31 else np.int64
-        return sp.csr_matrix((np.ones(self.n * self.m), self.ids.T.ravel().astype(idx_dtype),
-                              indptr.astype(idx_dtype)), shape=(self.n, self.n_clusters))
+        if self._Phi is None:
+            self._Phi = self._indicator_rows(0, self.n)
+        return self._Phi
+
+    def _indicator_rows(self, start, stop):
+        """Rows ``start:stop`` of the indicators, built from the ids without a check pass."""
+        n = stop - start
+        idx_dtype = np.int32 if max(self.n_clusters, n * self.m) < 2**31 else np.int64
+        indices = np.ascontiguousarray(self.ids[:, start:stop].T, dtype=idx_dtype).ravel()
+        indptr = np.arange(0, n * self.m + 1, self.m, dtype=idx_dtype)
+        return sp.csr_matrix((np.ones(n * self.m), indices, indptr),
+                             shape=(n, self.n_clusters), copy=False)
 
     def kernel_matmat(self, V: np.ndarray) -> np.ndarray:
         """Return ``K V`` for a block of vectors, through the sparse indicators.
@@ -214,8 +253,8 @@ class PartitionAlgebra:
         ndarray of shape (N, k)
             ``K V``.
         """
-        Phi = self.indicators()
-        return Phi @ (Phi.T @ V) / self.m
+        V = np.asarray(V, dtype=np.float64)
+        return self._read_clusters(self._sum_clusters(V)) / self.m
 
     def block_inverse_matvec(self, v: np.ndarray, sigma: float, partition: int) -> np.ndarray:
         """Return ``(K_rho + sigma I)^{-1} v`` for one partition (Sherman-Morrison).
@@ -254,9 +293,8 @@ class PartitionAlgebra:
             ``B v``.
         """
         v = np.asarray(v, dtype=np.float64).ravel()
-        Phi, PhiT = self._sparse()
-        scaled = (PhiT @ v) / (sigma + self.sizes)
-        return (v - (Phi @ scaled) / self.m) / sigma
+        scaled = self._sum_clusters(v) / (sigma + self.sizes)
+        return (v - self._read_clusters(scaled) / self.m) / sigma
 
     def cluster_gram(self) -> np.ndarray:
         """G = Phi^T Phi (C x C, dense): G[c, c'] = number of points in both clusters.
@@ -319,9 +357,8 @@ class PartitionAlgebra:
             ``(K + s I)^{-1} v``.
         """
         v = np.asarray(v, dtype=np.float64).ravel()
-        Phi, PhiT = self._sparse()
-        w = sla.cho_solve(factor, PhiT @ v, check_finite=False)
-        return (v - Phi @ w) / float(noise_variance)
+        w = sla.cho_solve(factor, self._sum_clusters(v), check_finite=False)
+        return (v - self._read_clusters(w)) / float(noise_variance)
 
     # ------------------------------------------------------------- operators
     def system_operator(self, noise_variance: float) -> LinearOperator:

@@ -9,6 +9,7 @@ from mondrian_core import (
     PartitionGP,
     PartitionKernelPCA,
     RandomForestPartitions,
+    partition_algebra,
 )
 from mondrian_core.gp import cg_residual_history
 from mondrian_core.partitions import MondrianPartitions
@@ -162,3 +163,17 @@ def test_woodbury_preconditioned_cg_is_exact_and_stops_at_once():
     # the weight-space path without the fit's factor gives the same variances
     m2, sd2 = plain.predict(Xt, return_std=True)
     np.testing.assert_allclose(sd2, sd, rtol=0, atol=1e-9)
+
+
+def test_kernel_pca_on_threads_gives_the_same_components(monkeypatch):
+    """Threaded products split the points into blocks (here blocks of 40 points): the
+    components are those of one thread, up to rounding of the cluster sums."""
+    monkeypatch.setattr(partition_algebra, "_MIN_BLOCK_ROWS", 40)
+    X = np.random.default_rng(6).standard_normal((150, 4))
+    one = PartitionKernelPCA(FastClusterPartitions(40, 4, random_state=0), tol=1e-10).fit(X)
+    many = PartitionKernelPCA(FastClusterPartitions(40, 4, random_state=0, n_jobs=2),
+                              tol=1e-10, n_jobs=3).fit(X)
+    assert len(many.algebra_._blocks()) == 3
+    np.testing.assert_allclose(many.eigenvalues_, one.eigenvalues_, rtol=1e-10)
+    np.testing.assert_allclose(many.embedding_, one.embedding_, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(many.transform(X[:20]), one.transform(X[:20]), rtol=0, atol=1e-8)

@@ -272,3 +272,41 @@ def test_fast_cluster_nearest_centre_over_many_blocks():
         C = fc.centres_[r]
         d = ((Xnew[:, None, fc.dims_[r]] - C[None]) ** 2).sum(-1)
         assert np.array_equal(L[r], np.argmin(d, axis=1))
+
+
+@pytest.mark.parametrize("n_jobs", [2, -1])
+def test_fast_cluster_labels_do_not_depend_on_threads(n_jobs):
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((5000, 6))
+    one = FastClusterPartitions(n_partitions=20, max_level=8, random_state=3).fit(X)
+    many = FastClusterPartitions(n_partitions=20, max_level=8, random_state=3,
+                                 n_jobs=n_jobs).fit(X)
+    assert np.array_equal(one.labels(X), many.labels(X))
+
+
+@pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])
+def test_fast_cluster_refuses_a_bad_thread_count(n_jobs):
+    X = np.random.default_rng(0).standard_normal((20, 2))
+    with pytest.raises(InputError, match="n_jobs"):
+        FastClusterPartitions(n_partitions=2, n_jobs=n_jobs).fit(X)
+
+
+def test_partition_algebra_products_by_blocks_of_points_match_one_block(monkeypatch):
+    """n_jobs > 1 splits the cluster indicators into blocks of points; every product
+    (K v, K V, the preconditioner, the exact solve) is the one-block product up to the
+    rounding of sums taken in another order (entries are O(1): atol 1e-12)."""
+    import mondrian_core.partition_algebra as pa
+
+    monkeypatch.setattr(pa, "_MIN_BLOCK_ROWS", 30)
+    X = np.random.default_rng(9).standard_normal((200, 3))
+    L = FastClusterPartitions(n_partitions=15, max_level=4, random_state=2).fit(X).labels(X)
+    one, many = PartitionAlgebra(L), PartitionAlgebra(L, n_jobs=4)
+    assert len(one._blocks()) == 1 and len(many._blocks()) == 4
+    rng = np.random.default_rng(3)
+    v, V = rng.standard_normal(200), rng.standard_normal((200, 3))
+    np.testing.assert_allclose(many.kernel_matvec(v), one.kernel_matvec(v), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(many.kernel_matmat(V), one.kernel_matmat(V), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(many.preconditioner(0.1).matvec(v),
+                               one.preconditioner(0.1).matvec(v), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(many.exact_preconditioner(0.1).matvec(v),
+                               one.exact_preconditioner(0.1).matvec(v), rtol=1e-10, atol=1e-12)
