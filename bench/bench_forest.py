@@ -96,6 +96,36 @@ def _river_stream(X, y, classify):
     return t
 
 
+def _river_prequential(X, y, classify, n):
+    """River's test-then-train loop on the first ``n`` points: predict, then learn."""
+    from river.forest import AMFClassifier, AMFRegressor
+
+    names = [f"x{i}" for i in range(X.shape[1])]
+    rows = [dict(zip(names, r)) for r in X[:n].tolist()]
+    model = AMFClassifier(n_estimators=10, seed=0) if classify else AMFRegressor(
+        n_estimators=10, seed=0)
+    predict = model.predict_proba_one if classify else model.predict_one
+
+    def run():
+        for r, v in zip(rows, y[:n].tolist()):
+            predict(r)
+            model.learn_one(r, v)
+    return timed(run)[0]
+
+
+def _prequential(make, X, y, kwargs, n):
+    """The same loop for a Mondrian forest: predict one point, then partial_fit it."""
+    model = make()
+    predict = model.predict_proba if hasattr(model, "predict_proba") else model.predict
+
+    def run():
+        model.partial_fit(X[:1], y[:1], **kwargs)
+        for i in range(1, n):
+            predict(X[i:i + 1])
+            model.partial_fit(X[i:i + 1], y[i:i + 1], **kwargs)
+    return timed(run)[0]
+
+
 def _stream(make, X, y, batch, kwargs):
     model = make()
 
@@ -124,6 +154,14 @@ def bench_online(n):
             vs = f"  {t_amf / t:5.2f}x AMF" if t_amf is not None else ""
             print(f"  Mondrian partial_fit, batches of {batch:>5}: {t:6.2f} s = "
                   f"{n / t:8,.0f} points/s{vs}")
+        n_pre = min(n, 1000)
+        t_amf_pre = _river_prequential(X, yt, classify, n_pre) if t_amf is not None else None
+        t_pre = _prequential(lambda c=new_cls: c(10, LIFETIME, random_state=0), X, yt, kwargs,
+                             n_pre)
+        if t_amf_pre is not None:
+            print(f"  test-then-train on the first {n_pre:,} points (predict, then learn, "
+                  f"per point): AMF {n_pre / t_amf_pre:8,.0f} points/s, Mondrian "
+                  f"{n_pre / t_pre:8,.0f} points/s = {t_amf_pre / t_pre:5.2f}x AMF")
         if not classify:
             for batch in (1, 100):
                 t = _stream(lambda: Previous(10, LIFETIME, random_state=0), X, yt, batch, {})
@@ -146,11 +184,15 @@ def bench_grid():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", choices=["batch", "online", "grid"])
     args = ap.parse_args()
     n_train, n_test, n_stream = (4_000, 1_000, 1_000) if args.quick else (20_000, 5_000, 3_000)
-    bench_batch(n_train, n_test)
-    bench_online(n_stream)
-    bench_grid()
+    if args.only in (None, "batch"):
+        bench_batch(n_train, n_test)
+    if args.only in (None, "online"):
+        bench_online(n_stream)
+    if args.only in (None, "grid"):
+        bench_grid()
 
 
 if __name__ == "__main__":

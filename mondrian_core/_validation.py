@@ -269,6 +269,8 @@ def check_points(X, name: str = "X", *, estimator=None, reset: bool = True,
     ``n_features`` (if given) is the number of columns required. ``max_abs`` refuses
     larger absolute values (algorithms in single precision or on squared distances).
     """
+    if _clean_points(X, estimator, reset, min_samples, n_features):
+        return _checked_range(X, name, max_abs)  # finite: only the range to check
     params = {"accept_sparse": ["csr", "csc"] if accept_sparse else False,
               "dtype": np.float64, "ensure_min_samples": min_samples}
     try:
@@ -281,6 +283,32 @@ def check_points(X, name: str = "X", *, estimator=None, reset: bool = True,
     if n_features is not None and X.shape[1] != n_features:
         raise InputError(f"{name} has shape {X.shape}: {X.shape[1]} features, but {n_features} "
                          f"are expected; give {name} the columns used in fit, in the same order.")
+    return _checked_range(X, name, max_abs)
+
+
+def _clean_points(X, estimator, reset, min_samples, n_features) -> bool:
+    """Whether ``X`` already is what :func:`check_points` would return (a finite float64
+    2-D NumPy array of the fitted width, for an estimator fitted without feature
+    names): then scikit-learn's checks would change nothing, and skipping them keeps
+    a learner fed one point per call from spending most of its time on them."""
+    if type(X) is not np.ndarray or X.dtype != np.float64 or X.ndim != 2:
+        return False
+    if X.shape[0] < min_samples or X.shape[1] == 0:
+        return False
+    if estimator is not None:
+        if reset or hasattr(estimator, "feature_names_in_"):
+            return False
+        n_features = getattr(estimator, "n_features_in_", None)
+        if n_features is None:
+            return False
+    if n_features is not None and X.shape[1] != n_features:
+        return False
+    # NaN and inf show in the extremes (the full path then says which)
+    return bool(np.isfinite(X.max()) and np.isfinite(X.min()))
+
+
+def _checked_range(X, name, max_abs):
+    """``X`` after refusing a range that overflows and values above ``max_abs``."""
     values = X.data if sp.issparse(X) else X
     if values.size:
         hi, lo = values.max(axis=None), values.min(axis=None)
@@ -306,20 +334,24 @@ def _finite_squares(y: np.ndarray) -> bool:
 
 
 def check_target(y, X=None, name: str = "y", *, classifier: bool = False,
-                 estimator=None, squares: bool = True) -> np.ndarray:
+                 estimator=None, squares: bool = True, classes=None) -> np.ndarray:
     """Targets: one per row of ``X``; numbers for regression, labels for classification.
 
     A column vector (n, 1) is raveled with a ``DataConversionWarning`` (scikit-learn's
     convention); more columns are refused. Regression targets must be finite and, with
     ``squares`` (learners whose likelihood or ridge solve uses ``y @ y``), small enough
-    that their squares do not overflow.
+    that their squares do not overflow. With ``classes`` (labels already accepted, e.g.
+    by a classifier's first ``partial_fit``), a 1-D NumPy array of labels all among them
+    is valid without scikit-learn's check of the kind of target.
     """
     if y is None:
         who = type(estimator).__name__ if estimator is not None else "This estimator"
         raise InputError(f"{who} requires y to be passed, but the target y is None; give one "
                          "target value per row of X.")
     try:
-        y = column_or_1d(y, warn=True, input_name=name)
+        # a 1-D array of real numbers: column_or_1d would change nothing
+        if not (type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biuf"):
+            y = column_or_1d(y, warn=True, input_name=name)
     except (TypeError, ValueError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         if "complex" in first.lower():
@@ -328,11 +360,14 @@ def check_target(y, X=None, name: str = "y", *, classifier: bool = False,
                          "model per column for several targets.") from None
     if X is not None:
         try:
-            check_consistent_length(X, y)
+            if not (hasattr(X, "shape") and X.shape[0] == y.shape[0]):
+                check_consistent_length(X, y)
         except ValueError:
             raise InputError(f"{name} has {y.shape[0]} values for {X.shape[0]} rows of points; "
                              "give one target value per row.") from None
     if classifier:
+        if classes is not None and np.isin(y, classes).all():
+            return y
         try:
             check_classification_targets(y)
         except ValueError as err:

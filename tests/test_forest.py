@@ -13,6 +13,7 @@ import pytest
 from scipy import stats
 
 from mondrian_core import InputError, MondrianForestClassifier, MondrianForestRegressor
+from mondrian_core.forest import tree_store
 from mondrian_core.forest.tree_store import (
     EXTEND,
     INSERT_ABOVE,
@@ -230,7 +231,7 @@ def test_closed_form_average_over_extensions_matches_monte_carlo(smoothing):
     for s in range(n):
         g = copy.copy(f)
         g.trees_ = copy.deepcopy(f.trees_)
-        g._posterior = None
+        g._posterior = {}  # an empty memo: computed for the extended trees
         g.trees_.extend(x_new, np.zeros((1, 2)), rng)  # no data at x
         a = g.trees_.arrays()
         post = g._node_posterior()
@@ -354,8 +355,9 @@ def _summaries(f):
             "split_times": np.concatenate(s["split_times"])}
 
 
-@pytest.mark.parametrize("how", ["online", "batch then online", "mini-batches"])
-def test_online_and_batch_trees_agree_in_distribution(how):
+@pytest.mark.parametrize("how", ["online", "batch then online", "mini-batches",
+                                 "point by point"])
+def test_online_and_batch_trees_agree_in_distribution(how, monkeypatch):
     """Two-sample KS tests over 500 independent trees each (p > 1e-3 with fixed seeds)."""
     X, y = _data(30, seed=30)
     lam, M = 3.0, 500
@@ -366,6 +368,10 @@ def test_online_and_batch_trees_agree_in_distribution(how):
     elif how == "mini-batches":  # groups split off together and single points
         for a, b in ((0, 1), (1, 8), (8, 9), (9, 20), (20, 30)):
             other.partial_fit(X[a:b], y[a:b])
+    elif how == "point by point":  # one call per point, each through _extend_point
+        monkeypatch.setattr(tree_store, "SEQUENTIAL_UPDATES", M)
+        for i in range(len(X)):
+            other.partial_fit(X[i:i + 1], y[i:i + 1])
     else:
         other.fit(X[:12], y[:12]).partial_fit(X[12:], y[12:])
     sb, so = _summaries(batch), _summaries(other)

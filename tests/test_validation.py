@@ -386,3 +386,36 @@ def test_kernel_pca_is_a_transformer_of_new_points():
     kpca = mc.PartitionKernelPCA(mc.FastClusterPartitions(20, random_state=0), 2).fit(X)
     Z = kpca.transform(RNG.random((7, 2)))
     assert Z.shape == (7, 2) and np.all(np.isfinite(Z))
+
+
+def test_clean_arrays_skip_no_check_that_matters():
+    """A learner fed clean NumPy arrays skips scikit-learn's conversions, not the checks:
+    NaN, another width, values too large, and plain arrays after a fit on named columns
+    get what they got before."""
+    import pandas as pd
+
+    from mondrian_core import MondrianForestClassifier, MondrianForestRegressor
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((20, 3)), rng.random(20)
+    f = MondrianForestRegressor(3, 2.0, random_state=0).partial_fit(X, y)
+    bad = X[:1].copy()
+    bad[0, 1] = np.nan
+    with pytest.raises(InputError, match="NaN"):
+        f.partial_fit(bad, y[:1])
+    with pytest.raises(InputError, match="features"):
+        f.partial_fit(X[:1, :2], y[:1])
+    with pytest.raises(InputError, match="NaN"):
+        f.partial_fit(X[:1], np.array([np.nan]))
+    with pytest.raises(InputError, match="(?i)complex"):
+        f.partial_fit(X[:1], np.array([1 + 1j]))
+    named = MondrianForestRegressor(3, 2.0, random_state=0).partial_fit(
+        pd.DataFrame(X, columns=["a", "b", "c"]), y)
+    with pytest.warns(UserWarning, match="feature names"):
+        named.partial_fit(X[:1], y[:1])
+    c = MondrianForestClassifier(3, 2.0, random_state=0).partial_fit(X, y > 0.5,
+                                                                     classes=[False, True])
+    with pytest.raises(InputError, match="not among classes"):
+        c.partial_fit(X[:1], np.array([2]))
+    with pytest.raises(InputError, match="classes"):
+        MondrianForestClassifier(3, 2.0).partial_fit(X[:2], [0.5, 1.5], classes=[0.5, 1.5])

@@ -109,9 +109,17 @@ MAX_ONLINE_UPDATES = 2_000_000
 class _MondrianForestBase(BaseEstimator):
     """Shared batch/online machinery (trees in a :class:`TreeStore`)."""
 
-    def _check_params(self) -> tuple[int, float]:
-        return (check_count(self.n_estimators, "n_estimators"),
-                check_lifetime(self.lifetime))
+    def _check_params(self) -> None:
+        """Check the parameters, once per set of values (a learner fed one point per
+        call would otherwise spend a good part of each call re-checking them)."""
+        names = self._checked_names
+        values = tuple((type(v), v) for v in (getattr(self, n) for n in names))
+        if self.__dict__.get("_checked_params") == values:
+            return
+        check_count(self.n_estimators, "n_estimators")
+        check_lifetime(self.lifetime)
+        self._check_more_params()
+        self._checked_params = values
 
     def _check_X(self, X, reset: bool) -> np.ndarray:
         return check_points(X, estimator=self, reset=reset)
@@ -267,11 +275,16 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
     def _point_stats(self, y):
         return np.column_stack([np.ones_like(y), y])
 
-    def _check(self, X, y, reset=True):
-        self._check_params()
+    _checked_names = ("n_estimators", "lifetime", "smoothing", "noise_variance",
+                      "prior_variance")
+
+    def _check_more_params(self):
         check_choice(self.smoothing, "smoothing", ("hierarchical", "none"))
         for name in ("noise_variance", "prior_variance"):
             check_real(getattr(self, name), name, strict=True, allow_none=True)
+
+    def _check(self, X, y, reset=True):
+        self._check_params()
         X = self._check_X(X, reset)
         return X, check_target(y, X, estimator=self)
 
@@ -280,7 +293,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         self._n_seen, self._sum_y, self._sum_y2 = n0 + y.size, s0 + y.sum(), q0 + (y**2).sum()
         self.y_mean_ = self._sum_y / self._n_seen
         self.y_var_ = max(self._sum_y2 / self._n_seen - self.y_mean_**2, 0.0)
-        self._posterior = None
+        self._posterior = {}  # filled by the first _node_posterior after this change
 
     def fit(self, X, y):
         """Sample the trees on ``(X, y)`` in one batch and fit every tree's leaves.
@@ -336,7 +349,6 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         X, y = self._check(X, y, reset=not fitted)
         self._partial_fit_trees(X, y)
         self._update_moments(y, reset=not fitted)
-        self._node_posterior()
         return self
 
     # ------------------------------------------------------------ posterior
@@ -349,14 +361,17 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
     def _node_posterior(self):
         """Posterior mean/variance (centred at m) of every node's mean, and cov with parent.
 
-        Kept when computed at the end of ``fit``/``partial_fit`` (``_posterior`` is None);
-        otherwise (parameters changed since, e.g. by ``set_params``) computed afresh and
-        not stored, so that predicting never changes the fitted state.
+        ``fit`` computes it; ``partial_fit`` leaves it to the first prediction after it
+        (a forest fed point by point pays for it when it is asked, not at every point),
+        which keeps it in the memo ``partial_fit`` emptied. A posterior for other
+        parameters (changed since by ``set_params``) is computed afresh and not kept, so
+        predicting never changes what the fit left.
         """
         a = self.trees_.arrays()
         noise, prior = self._variances()
         key = (noise, prior, self.smoothing, self.y_mean_)
-        stored = self._posterior
+        memo = self._posterior
+        stored = memo.get("posterior")
         if stored is not None and stored[0] is a and stored[2] == key:
             return stored[1]
         n, s = a["stats"][:, 0], a["stats"][:, 1] - a["stats"][:, 0] * self.y_mean_
@@ -370,7 +385,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         post["branch"], post["leaf"] = self._prediction_coefficients(a, post, prior,
                                                                      self.smoothing)
         if stored is None:
-            self._posterior = (a, post, key)
+            memo["posterior"] = (a, post, key)
         return post
 
     def _belief_propagation(self, a, n, s, noise, prior):
@@ -569,11 +584,16 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
     def _point_stats(self, y):
         return (y[:, None] == np.arange(len(self.classes_))[None, :]).astype(float)
 
+    _checked_names = ("n_estimators", "lifetime", "discount_rate")
+
+    def _check_more_params(self):
+        check_real(self.discount_rate, "discount_rate", allow_none=True)
+
     def _check(self, X, y, reset=True):
         self._check_params()
-        check_real(self.discount_rate, "discount_rate", allow_none=True)
         X = self._check_X(X, reset)
-        return X, check_target(y, X, classifier=True, estimator=self)
+        return X, check_target(y, X, classifier=True, estimator=self,
+                               classes=None if reset else getattr(self, "classes_", None))
 
     def _encode(self, y):
         idx = np.searchsorted(self.classes_, y)
@@ -637,7 +657,7 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         if not fitted:
             if classes is None:
                 raise InputError("pass classes=... (all labels) to the first partial_fit.")
-            self.classes_ = np.unique(np.asarray(classes))
+            self.classes_ = np.unique(check_target(classes, name="classes", classifier=True))
         self._partial_fit_trees(X, self._encode(y))
         return self
 
