@@ -244,7 +244,7 @@ class TreeStore:
         self._depth = None
         if N * M <= SEQUENTIAL_UPDATES:  # one at a time beats the batch's array calls
             for i in range(N):
-                ops[i], where[i] = self._extend_point(X[i], point_stats[i], rng)
+                self._extend_point(X[i], point_stats[i], rng, ops[i], where[i])
             return ops, where
         lifetime = self.lifetime
         empty = np.flatnonzero(self.roots < 0)
@@ -379,9 +379,10 @@ class TreeStore:
             self._grow_groups(X, point_stats, groups, ops, rng)
         return ops, where
 
-    def _extend_point(self, x, point_stats, rng):
-        """Insert one point into every tree (the conditional Mondrian ``MTx``); returns
-        the (operation, node) of each tree, as :meth:`extend` does per point.
+    def _extend_point(self, x, point_stats, rng, ops, where):
+        """Insert one point into every tree (the conditional Mondrian ``MTx``); write
+        the (operation, node) of each tree into ``ops`` and ``where`` (rows of
+        :meth:`extend`'s results, NO_CHANGE and -1 on entry).
 
         Boxes only grow, so the point's path down a tree is fixed by the splits: each
         path is walked first (Python scalars: a few steps per tree), then every node on
@@ -391,18 +392,15 @@ class TreeStore:
         ring changes nothing (they are not used), so this is the sequential walk of
         ``MTx`` in distribution.
         """
-        M = self.n_trees
-        ops = np.zeros(M, dtype=np.int8)
-        where = np.full(M, -1, dtype=np.int64)
-        empty = np.flatnonzero(self.roots < 0)
-        if empty.size:  # first point: a root leaf holding it
+        if self.roots.min() < 0:  # first point: a root leaf holding it
+            empty = np.flatnonzero(self.roots < 0)
             ids = self._append(tree=empty, parent=-1, left=-1, right=-1, split_time=np.inf,
                                split_dim=-1, split_loc=np.nan, lower=x, upper=x,
                                stats=point_stats)
             self.roots[empty] = ids
             where[empty] = ids
-            if empty.size == M:
-                return ops, where
+            if empty.size == self.n_trees:
+                return
         d = self._data
         # memoryviews: their items are Python numbers, read faster than NumPy's
         left, right, sdim, sloc = (memoryview(d[f]) for f in
@@ -433,8 +431,9 @@ class TreeStore:
         birth = np.empty(L)
         birth[1:] = split_time[:-1]
         birth[starts] = 0.0
-        with np.errstate(divide="ignore", invalid="ignore"):  # rate 0: never rings
-            ring = birth + rng.standard_exponential(L) / rate
+        ring = np.full(L, np.inf)  # rate 0: never rings
+        np.divide(rng.standard_exponential(L), rate, out=ring, where=rate > 0.0)
+        ring += birth
         # each tree's first ring (positions increase along a path); L where none
         position = np.arange(L)
         first = np.minimum.reduceat(
@@ -452,7 +451,6 @@ class TreeStore:
             at = first[hit]
             self._insert_above(trees[hit], path[at], x, point_stats, ring[at], glo[at],
                                ghi[at], lo[at], up[at], rng, ops, where)
-        return ops, where
 
     def _insert_above(self, trees, j, x, point_stats, time, glo, ghi, lo, up, rng, ops,
                       where):
