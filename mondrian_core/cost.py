@@ -34,10 +34,11 @@ _SECONDS_PER_POINT_EVENT = 9.0e-7
 _SECONDS_PER_POINT_TREE = 2.0e-6
 # Every event also does work proportional to the number of alive cells (C = M + k after
 # k events), negligible at M <= 200 but not with many trees and few points: measured CPU
-# time at N = 300 training points, M = 1,000 trees (one BLAS thread, shared machine):
-# 16.6 s at 30 cells per tree and 42.5 s at 60, where the three terms above give 8.4 s
-# and 16.5 s; this term closes the gap (15.1 s and 43.5 s).
-_SECONDS_PER_ALIVE_CELL_EVENT = 1.5e-8
+# time at N = 300 training points, M = 1,000 trees (one BLAS thread, quiet machine,
+# 2026-11-25, validation on 100 points): 11.1 s at 30 cells per tree and 19.1 s at 60,
+# where the three terms above give 8.4 s and 16.5 s; this term covers the gap at 30 cells
+# (11.1 s) and gives 27.3 s at 60, an upper envelope.
+_SECONDS_PER_ALIVE_CELL_EVENT = 6.0e-9
 
 
 def sweep_events(n_trees: int, n_cells: float) -> float:

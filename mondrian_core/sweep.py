@@ -957,8 +957,7 @@ class _Detached:
         new_vals = self._new_values(nodes, alpha_n)
         old_rss = N0 * path.train_rmse ** 2
         if self.placement is not None:
-            n_levels = self.placement.births.shape[-1]
-            depth = np.ones(self.placement.branch.shape, dtype=np.int64)
+            cursor = _ValCursor(self.placement)
             row_of = np.arange(trees.n_nodes)
         for c0 in range(first, E + 1, self.CHUNK):
             states = np.arange(c0, min(c0 + self.CHUNK, E + 1))
@@ -1005,8 +1004,7 @@ class _Detached:
                 self.alpha_dual[states[dual] - self.n_primal] = rows
             if self.placement is not None:
                 pred = np.empty((states.size, path.y_val.size))
-                _val_block(self.placement, n_levels, depth, full, row_of, self.lifetimes[states],
-                           pred)
+                _val_block(self.placement, cursor, full, row_of, self.lifetimes[states], pred)
                 out["val_rmse"][states] = np.sqrt(np.mean((pred - path.y_val) ** 2, axis=1))
             out["seconds"][states] = time.perf_counter() - self.t_start
             if progress is not None:
@@ -1069,10 +1067,8 @@ class _Sweep:
         self.rho = self.M * s2n / s2p  # ridge of the cell-space system Psi^T Psi + rho I
         self.placement, self.y_val = placement, y_val
         self.lifetimes = np.concatenate([[0.0], trees.split_time[events]])
-        self.n_levels = placement.births.shape[-1] if placement is not None else 0
-        # path nodes of each (tree, validation point) born so far: advanced with time
-        self.val_depth = (np.ones(placement.branch.shape, dtype=np.int64)
-                          if placement is not None else None)
+        # where each (tree, validation point) is on its path: advanced with time
+        self.val_cursor = _ValCursor(placement) if placement is not None else None
         self.fixed_block = int(block_size) if block_size else None
         self.clock, self.t_start = clock, t_start
         E, n_nodes = self.E, trees.parent.shape[0]
@@ -1119,7 +1115,7 @@ class _Sweep:
             return
         times = self.lifetimes[np.asarray(states)]
         pred = np.empty((len(states), self.y_val.size))
-        _val_block(self.placement, self.n_levels, self.val_depth, vals, row_of, times, pred)
+        _val_block(self.placement, self.val_cursor, vals, row_of, times, pred)
         self.val_rmse[states] = np.sqrt(np.mean((pred - self.y_val) ** 2, axis=1))
 
     def _next_block(self, k, last, b, fixed, quadratic, side):
@@ -1467,10 +1463,12 @@ class _Sweep:
         nodes = np.flatnonzero((self.born <= states[-1]) & (states[0] <= self.died))
         pts, indptr = _node_points(self.trees, nodes)
         A = sp.csr_matrix((np.ones(pts.size), pts, indptr), shape=(nodes.size, self.N))
-        vals = (A @ alph) * (self.s2p / self.M)
         row_of = np.full(self.trees.parent.shape[0], -1, dtype=np.int64)
         row_of[nodes] = np.arange(nodes.size)
-        self._validate(vals, row_of, states)
+        # cell values chunk by chunk: each a C-ordered block for the chunk's products
+        for s in range(0, states.size, VAL_CHUNK):
+            part = np.ascontiguousarray(alph[:, s:s + VAL_CHUNK])
+            self._validate((A @ part) * (self.s2p / self.M), row_of, states[s:s + VAL_CHUNK])
 
     # ------------------------------------------------------------------ results
     def train_rmse(self):
@@ -1617,31 +1615,57 @@ def _ldl_into(A, p, L, Dinv, logabs):
     _ldl_into(A22, p, L[h:, h:], Dinv[h // p:], logabs[h // p:])
 
 
-def _val_block(placement, n_levels, depth, vals, row_of, times, out, chunk=40):
+#: States per chunk of validation predictions (see :func:`_val_chunk`).
+VAL_CHUNK = 40
+
+
+class _ValCursor:
+    """Where each (tree, validation point) pair is on its path, moved forward in time.
+
+    ``depth`` counts the path nodes born so far (>= 1: the root), ``node`` is the
+    deepest of them and ``next_birth`` the birth time of the next (inf past the end).
+    :meth:`advance` updates only the pairs that move, so following the path costs
+    O(pairs) per call plus O(1) per node passed.
+    """
+
+    def __init__(self, placement: Placement):
+        births, nodes = placement.births, placement.nodes
+        M, n, self.levels = births.shape
+        self._births, self._nodes = births.reshape(-1), nodes.reshape(-1)
+        self.depth = np.ones((M, n), dtype=np.int64)
+        self.node = nodes[..., 0].copy()
+        self.next_birth = births[..., 1].copy() if self.levels > 1 else np.full((M, n), np.inf)
+
+    def advance(self, time: float) -> np.ndarray:
+        """Move every pair to its node at ``time``; return the next birth times."""
+        L = self.levels
+        while True:
+            moving = np.flatnonzero(self.next_birth.reshape(-1) <= time)
+            if not moving.size:
+                return self.next_birth
+            depth = self.depth.reshape(-1)[moving] + 1
+            self.depth.reshape(-1)[moving] = depth
+            base = moving * L
+            self.node.reshape(-1)[moving] = self._nodes[base + depth - 1]
+            self.next_birth.reshape(-1)[moving] = np.where(
+                depth < L, self._births[base + np.minimum(depth, L - 1)], np.inf)
+
+
+def _val_block(placement, cursor, vals, row_of, times, out, chunk=None):
     """Validation predictions at each of ``times``, in chunks of ``chunk`` events.
 
     ``vals[row_of[node], s]`` is the value of cell ``node`` at ``times[s]`` (the sum of a
-    point's cells' values over the trees is its prediction). ``depth`` (M, n) counts the
-    path nodes born so far and is advanced to ``times[-1]``'s chunk start in place
-    (calls come in increasing time).
+    point's cells' values over the trees is its prediction). ``cursor`` (a
+    :class:`_ValCursor`) is advanced to each chunk's start (calls come in increasing
+    time). ``chunk`` defaults to :data:`VAL_CHUNK`.
     """
+    chunk = chunk or VAL_CHUNK
     for s in range(0, times.size, chunk):
-        _val_chunk(placement, n_levels, depth, vals[:, s:s + chunk], row_of,
+        _val_chunk(placement, cursor, np.ascontiguousarray(vals[:, s:s + chunk]), row_of,
                    times[s:s + chunk], out[s:s + chunk])
 
 
-def _advance_depth(births, depth, time, n_levels):
-    """Advance ``depth`` to the path nodes born by ``time``; returns the next birth times."""
-    while True:
-        nxt = np.take_along_axis(births, np.minimum(depth, n_levels - 1)[..., None], -1)[..., 0]
-        nxt = np.where(depth < n_levels, nxt, np.inf)
-        step = nxt <= time
-        if not step.any():
-            return nxt
-        depth += step
-
-
-def _val_chunk(placement, n_levels, born_depth, vals, row_of, times, out):
+def _val_chunk(placement, cursor, vals, row_of, times, out):
     """Validation predictions at each of ``times`` given the cell values ``vals``.
 
     ``f(v, t) = sum_m [v not branched off by t] * value of v's cell at t in tree m``.
@@ -1651,14 +1675,18 @@ def _val_chunk(placement, n_levels, born_depth, vals, row_of, times, out):
     t0, t1 = times[0], times[-1]
     b = times.size
     births, nodes_all, branch = placement.births, placement.nodes, placement.branch
+    n_levels = births.shape[-1]
     M, n = branch.shape
-    nxt = _advance_depth(births, born_depth, t0, n_levels)
-    depth0 = born_depth  # (M, n), >= 1
-    node0 = np.take_along_axis(nodes_all, (depth0 - 1)[..., None], -1)[..., 0]
+    nxt = cursor.advance(t0)
+    depth0, node0 = cursor.depth, cursor.node  # (M, n)
     dynamic = (nxt <= t1) | ((branch > t0) & (branch <= t1))
     static = ~dynamic & (branch > t1)
-    mm, vv = np.nonzero(static)
-    P = sp.csr_matrix((np.ones(vv.size), (vv, row_of[node0[mm, vv]])), shape=(n, vals.shape[0]))
+    # (point, tree) pairs in point order: the CSR rows directly, with no sort
+    vv, mm = np.nonzero(static.T)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(vv, minlength=n), out=indptr[1:])
+    P = sp.csr_matrix((np.ones(vv.size), row_of[node0[mm, vv]], indptr),
+                      shape=(n, vals.shape[0]))
     acc = P @ vals
     mm, vv = np.nonzero(dynamic)
     if mm.size:

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from mondrian_core import InputError, MondrianFeatures, lifetime_path
+from mondrian_core import InputError, MondrianFeatures, lifetime_path, sweep
 from mondrian_core.sweep import place_points
 
 S2N, S2P = 0.05, 0.7
@@ -74,8 +74,14 @@ def test_dual_path_alone_matches_dense_formulas():
 
 
 @pytest.mark.parametrize("block_size", [2, 7, None])
-def test_switch_from_cell_space_to_dual_matches_dense_formulas(block_size):
-    """C crosses N during the sweep: the events on both sides and at the switch."""
+@pytest.mark.parametrize("val_chunk", [3, None])
+def test_switch_from_cell_space_to_dual_matches_dense_formulas(block_size, val_chunk,
+                                                                monkeypatch):
+    """C crosses N during the sweep: the events on both sides and at the switch (with
+    validation chunks of 3 states too, so the validation points' cursor crosses many
+    chunk and block boundaries)."""
+    if val_chunk:
+        monkeypatch.setattr(sweep, "VAL_CHUNK", val_chunk)
     X, y, Xv, yv = _data(n=45, n_val=20, seed=9)
     path = lifetime_path(X, y, Xv, yv, terminal_lifetime=9.0, n_trees=5, noise_variance=S2N,
                          prior_variance=S2P, random_state=2, block_size=block_size)
