@@ -20,6 +20,7 @@ curves of one repetition are correlated).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -158,8 +159,46 @@ def cumulative_kernels(method, X, Y, lifetime, counts, random_state=None):
     yield from _block_cumulative(ca, cb, counts)
 
 
+class _OverRepeats:
+    """Mean and spread over repetitions of per-count curves; ``_curves`` names the field
+    holding them (a dict of method -> array of shape (n_repeats, len(counts)))."""
+
+    _curves: ClassVar[str]
+
+    def mean(self, method) -> np.ndarray:
+        """Return the mean over repetitions.
+
+        Parameters
+        ----------
+        method : str
+            One of :data:`METHODS`.
+
+        Returns
+        -------
+        ndarray of shape (len(counts),)
+            The mean at each count.
+        """
+        return getattr(self, self._curves)[method].mean(axis=0)
+
+    def std(self, method) -> np.ndarray:
+        """Return the standard deviation over repetitions.
+
+        Parameters
+        ----------
+        method : str
+            One of :data:`METHODS`.
+
+        Returns
+        -------
+        ndarray of shape (len(counts),)
+            The sample standard deviation (zeros with one repetition).
+        """
+        values = getattr(self, self._curves)[method]
+        return values.std(axis=0, ddof=1) if values.shape[0] > 1 else np.zeros(self.counts.size)
+
+
 @dataclass(frozen=True)
-class KernelErrorCurves:
+class KernelErrorCurves(_OverRepeats):
     """Maximum absolute kernel error per method, repetition and feature count.
 
     Made by :func:`kernel_error_curves`.
@@ -180,37 +219,7 @@ class KernelErrorCurves:
     errors: dict = field(default_factory=dict)
     lifetime: float = 1.0
     n_points: int = 0
-
-    def mean(self, method) -> np.ndarray:
-        """Return the mean error over repetitions.
-
-        Parameters
-        ----------
-        method : str
-            One of :data:`METHODS`.
-
-        Returns
-        -------
-        ndarray of shape (len(counts),)
-            The mean error at each count.
-        """
-        return self.errors[method].mean(axis=0)
-
-    def std(self, method) -> np.ndarray:
-        """Return the standard deviation of the error over repetitions.
-
-        Parameters
-        ----------
-        method : str
-            One of :data:`METHODS`.
-
-        Returns
-        -------
-        ndarray of shape (len(counts),)
-            The sample standard deviation (zeros with one repetition).
-        """
-        return self.errors[method].std(axis=0, ddof=1) if self.errors[method].shape[0] > 1 \
-            else np.zeros(self.counts.size)
+    _curves: ClassVar[str] = "errors"
 
 
 def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
@@ -274,7 +283,7 @@ def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
 
 
 @dataclass(frozen=True)
-class RidgeCurves:
+class RidgeCurves(_OverRepeats):
     """Test RMSE per method, repetition and count, and the exact-kernel RMSE.
 
     Made by :func:`ridge_rmse_curves`.
@@ -305,37 +314,7 @@ class RidgeCurves:
     baseline_rmse: float  # predicting the training mean
     n_train: int = 0
     n_test: int = 0
-
-    def mean(self, method) -> np.ndarray:
-        """Return the mean test RMSE over repetitions.
-
-        Parameters
-        ----------
-        method : str
-            One of :data:`METHODS`.
-
-        Returns
-        -------
-        ndarray of shape (len(counts),)
-            The mean RMSE at each count.
-        """
-        return self.rmse[method].mean(axis=0)
-
-    def std(self, method) -> np.ndarray:
-        """Return the standard deviation of the test RMSE over repetitions.
-
-        Parameters
-        ----------
-        method : str
-            One of :data:`METHODS`.
-
-        Returns
-        -------
-        ndarray of shape (len(counts),)
-            The sample standard deviation (zeros with one repetition).
-        """
-        return self.rmse[method].std(axis=0, ddof=1) if self.rmse[method].shape[0] > 1 \
-            else np.zeros(self.counts.size)
+    _curves: ClassVar[str] = "rmse"
 
 
 def _krr_predict(K_train, K_test_train, y, ridge):
