@@ -231,7 +231,7 @@ def test_closed_form_average_over_extensions_matches_monte_carlo(smoothing):
     for s in range(n):
         g = copy.copy(f)
         g.trees_ = copy.deepcopy(f.trees_)
-        g._posterior = {}  # an empty memo: computed for the extended trees
+        g._memo = {}  # an empty memo: the posterior of the extended trees
         g.trees_.extend(x_new, np.zeros((1, 2)), rng)  # no data at x
         a = g.trees_.arrays()
         post = g._node_posterior()
@@ -469,3 +469,23 @@ def test_fitted_forest_pickles_and_goes_on_learning_alike():
     g.partial_fit(X[100:], y[100:])
     np.testing.assert_array_equal(f.predict(X, return_std=True)[1],
                                   g.predict(X, return_std=True)[1])
+
+
+def test_remembered_node_distributions_follow_changes():
+    """Predictions reuse the node distributions until the trees or the discount change:
+    after set_params they equal a forest fitted with the new discount from the start,
+    and after partial_fit they include the new points."""
+    X, y = _data(80, seed=40)
+    labels = (y > np.median(y)).astype(int)
+    f = MondrianForestClassifier(5, 3.0, random_state=41).fit(X, labels)
+    first = f.predict_proba(X)
+    np.testing.assert_array_equal(f.predict_proba(X), first)
+    f.set_params(discount_rate=5.0)
+    fresh = MondrianForestClassifier(5, 3.0, random_state=41, discount_rate=5.0).fit(X, labels)
+    np.testing.assert_allclose(f.predict_proba(X), fresh.predict_proba(X), rtol=1e-12)
+    assert not np.allclose(f.predict_proba(X), first)
+    g = MondrianForestClassifier(5, 3.0, random_state=41).fit(X[:60], labels[:60])
+    before = g.predict_proba(X)
+    g.partial_fit(X[60:], labels[60:])
+    assert g.predict_proba(X[60:]).shape == (20, 2)
+    assert not np.allclose(g.predict_proba(X), before)

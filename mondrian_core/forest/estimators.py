@@ -134,6 +134,7 @@ class _MondrianForestBase(BaseEstimator):
         trees = sample_mondrian_trees(X, self.n_estimators, self.lifetime, random_state=self._rng)
         self.trees_ = TreeStore.from_trees(trees, self._point_stats(y))
         self.n_features_in_ = X.shape[1]
+        self._memo = {}  # what predictions need, filled by the first one after a change
 
     def _partial_fit_trees(self, X, y):
         if X.shape[0] * self.n_estimators > MAX_ONLINE_UPDATES:
@@ -151,6 +152,7 @@ class _MondrianForestBase(BaseEstimator):
         ops, where = self.trees_.extend(X, self._point_stats(y), self._rng)
         self.last_operations_ = ops
         self.last_operation_nodes_ = where
+        self._memo = {}
 
     # ------------------------------------------------------------ inspection
     def tree_structure(self, tree: int = 0) -> dict:
@@ -293,7 +295,6 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         self._n_seen, self._sum_y, self._sum_y2 = n0 + y.size, s0 + y.sum(), q0 + (y**2).sum()
         self.y_mean_ = self._sum_y / self._n_seen
         self.y_var_ = max(self._sum_y2 / self._n_seen - self.y_mean_**2, 0.0)
-        self._posterior = {}  # filled by the first _node_posterior after this change
 
     def fit(self, X, y):
         """Sample the trees on ``(X, y)`` in one batch and fit every tree's leaves.
@@ -363,14 +364,14 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
 
         ``fit`` computes it; ``partial_fit`` leaves it to the first prediction after it
         (a forest fed point by point pays for it when it is asked, not at every point),
-        which keeps it in the memo ``partial_fit`` emptied. A posterior for other
+        which keeps it in the memo ``fit`` and ``partial_fit`` empty. A posterior for other
         parameters (changed since by ``set_params``) is computed afresh and not kept, so
         predicting never changes what the fit left.
         """
         a = self.trees_.arrays()
         noise, prior = self._variances()
         key = (noise, prior, self.smoothing, self.y_mean_)
-        memo = self._posterior
+        memo = self.__dict__.get("_memo", {})  # none in a forest assembled by hand
         stored = memo.get("posterior")
         if stored is not None and stored[0] is a and stored[2] == key:
             return stored[1]
@@ -691,6 +692,23 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
                                 + dn * t / safe * GP, GP)
         return G, tab, gamma
 
+    def _distributions(self, a):
+        """Per node: G, the parent's G, ``tab_j / tab_j.`` and gamma; computed by the
+        first prediction after ``fit``/``partial_fit`` and kept in the memo they empty
+        (for another ``discount_rate``, set since, computed afresh and not kept)."""
+        memo = self.__dict__.get("_memo", {})  # none in a forest assembled by hand
+        stored = memo.get("distributions")
+        if stored is not None and stored[0] is a and stored[1] == self.discount_rate:
+            return stored[2]
+        G, tab, gamma = self._node_distributions(a)
+        p = a["parent"]
+        GP = np.where((p >= 0)[:, None], G[np.maximum(p, 0)], 1.0 / G.shape[1])  # parent's G
+        T = tab / np.maximum(tab.sum(axis=1, keepdims=True), 1.0)               # tab_j / tab_j.
+        out = (G, GP, T, gamma)
+        if stored is None:
+            memo["distributions"] = (a, self.discount_rate, out)
+        return out
+
     def predict_proba(self, X):
         """Return class probabilities, averaged over the trees and the extensions.
 
@@ -707,12 +725,9 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         check_is_fitted(self, "trees_")
         X = self._check_X(X, reset=False)
         a = self.trees_.arrays()
-        G, tab, gamma = self._node_distributions(a)
+        G, GP, T, gamma = self._distributions(a)
         M, N, K = self.n_estimators, X.shape[0], len(self.classes_)
         out = np.zeros((M * N, K))
-        p = a["parent"]
-        GP = np.where((p >= 0)[:, None], G[np.maximum(p, 0)], 1.0 / K)     # parent's G
-        T = tab / np.maximum(tab.sum(axis=1, keepdims=True), 1.0)          # tab_j / tab_j.
         for entry, node, surv, pb, z, leaf in walk(a, X, M):
             pos = z > 0            # only points outside a node's box can branch off there
             if pos.any():
