@@ -85,10 +85,10 @@ def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, 
     # colour bars lie under the panels, so that on a narrow screen (or in projector mode,
     # with large tick labels) they take no width from the matrices: the kernel's under
     # the first two panels, the difference's under the third
-    bar = dict(orientation="h", y=-0.04, yanchor="top", thickness=12, title_side="right")
+    bar = dict(orientation="h", y=-0.04, yanchor="top", thickness=12, title_side="top")
     fig.add_trace(go.Heatmap(z=K_laplace, zmin=0, zmax=1, colorscale=SEQUENTIAL,
                              colorbar=dict(bar, x=panel + spacing / 2, xanchor="center",
-                                           len=2 * panel + spacing, title_text="k"),
+                                           len=2 * panel + spacing, title_text="kernel value k"),
                              **common), 1, 1)
     fig.add_trace(go.Heatmap(z=K_mondrian, zmin=0, zmax=1, colorscale=SEQUENTIAL,
                              showscale=False, **common), 1, 2)
@@ -96,7 +96,7 @@ def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, 
     # to each M's own range, the noise would look equally loud at M = 1 and M = 500
     fig.add_trace(go.Heatmap(z=diff, zmin=-DIFF_RANGE, zmax=DIFF_RANGE, colorscale=DIVERGING,
                              colorbar=dict(bar, x=1 - panel / 2, xanchor="center", len=panel,
-                                           title_text="diff"),
+                                           title_text="difference"),
                              **common), 1, 3)
     n = K_laplace.shape[0]
     for c in (1, 2, 3):
