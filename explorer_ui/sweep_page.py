@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import streamlit as st
 
+from explorer_ui.sweep import SWEEPS
 from explorer_ui.widgets import url_choice, url_positive_float
 from mondrian_core.experiments.width_search import figure8_at_scale
 
@@ -104,9 +105,12 @@ _JOBS: dict = {}
 _JOBS_LOCK = threading.Lock()
 
 
-def background_job(key, compute) -> BackgroundJob:
+def background_job(key, compute, slots: threading.Semaphore | None = None) -> BackgroundJob:
     """The job computing ``compute(progress)`` for ``key``: started on the first call
-    (for the whole server), the same job on later calls (a new one after a failure)."""
+    (for the whole server), the same job on later calls (a new one after a failure).
+    With ``slots``, the job holds one while it computes, as the sessions' own heavy
+    computations do (:data:`explorer_ui.sweep.SWEEPS`), so it queues behind them
+    instead of taking a core beyond the server's limit."""
     with _JOBS_LOCK:
         job = _JOBS.get(key)
         # a job that failed is tried again by the next visit (its page showed the error)
@@ -115,11 +119,15 @@ def background_job(key, compute) -> BackgroundJob:
         job = _JOBS[key] = BackgroundJob()
 
     def run():
+        if slots is not None:
+            slots.acquire()
         try:
             job.result = compute(lambda f: setattr(job, "fraction", min(float(f), 1.0)))
         except BaseException as err:  # noqa: BLE001 - shown on the page, never raised there
             job.error = err
         finally:
+            if slots is not None:
+                slots.release()
             job.done.set()
 
     threading.Thread(target=run, name="figure8-at-scale", daemon=True).start()
@@ -130,7 +138,8 @@ def figure8_job(config: dict) -> BackgroundJob:
     """The server's Figure 8 at scale for ``config`` (keyword arguments of
     :func:`~mondrian_core.experiments.width_search.figure8_at_scale`), started if needed."""
     return background_job(("figure8 at scale", tuple(sorted(config.items()))),
-                          lambda progress: figure8_at_scale(**config, progress=progress))
+                          lambda progress: figure8_at_scale(**config, progress=progress),
+                          slots=SWEEPS.slots)
 
 
 def poll_job(job: BackgroundJob, text: str) -> None:

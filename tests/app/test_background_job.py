@@ -42,3 +42,21 @@ def test_a_failed_job_is_tried_again():
     assert retried is not failed
     assert retried.done.wait(10)
     assert retried.result == "ok" and len(attempts) == 2
+
+
+def test_a_job_waits_for_a_compute_slot():
+    """With every slot held by other computations the job queues; it starts when one
+    is released and gives the slot back when done."""
+    slots = threading.BoundedSemaphore(1)
+    started = threading.Event()
+
+    def compute(progress):
+        started.set()
+        return "done"
+
+    slots.acquire()  # another session's sweep
+    job = background_job(("test", "slots"), compute, slots=slots)
+    assert not started.wait(0.3) and not job.done.is_set()
+    slots.release()
+    assert job.done.wait(10) and job.result == "done"
+    assert slots.acquire(timeout=1)  # the job released its slot
