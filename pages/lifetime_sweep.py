@@ -22,7 +22,6 @@ import streamlit as st
 from sklearn.metrics import root_mean_squared_error
 
 from explorer_ui import defaults_lifetime_sweep as defaults
-from explorer_ui.cache import CACHE_TTL
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split
@@ -34,6 +33,7 @@ from explorer_ui.sweep_page import (
 )
 from explorer_ui.tour import Step, Tour, predict_then_reveal
 from explorer_ui.widgets import page_header, show_figure, user_errors
+from mondrian_core.experiments.grids import plane_grid
 from mondrian_core.figures.sweep import (
     error_vs_time,
     fitted_function_1d,
@@ -114,12 +114,6 @@ st.caption(
     "Figure 7 recovers it within an order of magnitude.")
 
 
-@st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner=False)
-def _grid_2d(key, lo0, hi0, lo1, hi1, n=70):
-    gx, gy = np.linspace(lo0, hi0, n), np.linspace(lo1, hi1, n)
-    return gx, gy, np.column_stack([np.repeat(gx, n), np.tile(gy, n)])
-
-
 left, right = st.columns([3, 2])
 with left:
     D = train.X.shape[1]
@@ -133,8 +127,8 @@ with left:
                    "constant, an average of the trees' cell values.")
     elif D == 2:
         lo_, hi_ = train.X.min(axis=0), train.X.max(axis=0)
-        gx, gy, G = _grid_2d(key, lo_[0], hi_[0], lo_[1], hi_[1])
-        Z = path.predict(G, lifetime).reshape(gx.size, gy.size).T
+        gx, gy, G = plane_grid(lo_, hi_, 70)
+        Z = path.predict(G, lifetime).reshape(gy.size, gx.size)
         segs = tree_cut_segments(path.trees, 0, lifetime, lo_, hi_)
         show_figure(cached_figure(prediction_surface_2d, gx, gy, Z, train.X, segs,
                                   title=f"Prediction at \u03bb = {lifetime:g} with tree 1's cuts"),

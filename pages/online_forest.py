@@ -44,6 +44,7 @@ from explorer_ui.widgets import (
 from mondrian_core import datasets
 from mondrian_core.cost import check_online_cost
 from mondrian_core.errors import InputError
+from mondrian_core.experiments.grids import padded_box
 from mondrian_core.experiments.online import (
     check_stream_cost,
     online_kernel_forest,
@@ -207,8 +208,7 @@ def growing_tree():
                       default=min(D.STEP, n_steps), step=1, container=step_box,
                       help="Which mini-batch has just arrived (both streams).") - 1
     seen = run.n_seen[step]
-    lo = train.X.min(axis=0) - 0.05 * np.ptp(train.X, axis=0)
-    hi = train.X.max(axis=0) + 0.05 * np.ptp(train.X, axis=0)
+    lo, hi = padded_box(train.X)
     show_figure(cached_figure(figs.tree_partition, run.snapshots[step], train.X[:seen],
                               train.y[:seen], task=run.task, box=(lo, hi)),
                 "tree", params={**run_params, "step": step + 1}, main=True)

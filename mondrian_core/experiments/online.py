@@ -32,6 +32,7 @@ from sklearn.ensemble import (
 from mondrian_core._blas import single_blas_thread
 from mondrian_core._validation import check_random_state
 from mondrian_core.errors import InputError
+from mondrian_core.experiments.grids import plane_grid
 from mondrian_core.forest import (
     EXTEND,
     INSERT_ABOVE,
@@ -279,9 +280,7 @@ def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, 
         raise InputError("fewer than 5 training points fall in the training region; enlarge it.")
     rng = check_random_state(random_state)
     seed = int(rng.integers(2**31 - 1))
-    gx = np.linspace(grid_lower[0], grid_upper[0], resolution)
-    gy = np.linspace(grid_lower[1], grid_upper[1], resolution)
-    G = np.column_stack([a.ravel() for a in np.meshgrid(gx, gy)])
+    gx, gy, G = plane_grid(grid_lower, grid_upper, resolution)
     Xt, yt = X[inside], y[inside]
     mf = MondrianForestRegressor(n_estimators, lifetime, random_state=rng).fit(Xt, yt)
     mean, std = mf.predict(G, return_std=True, include_noise=False)
