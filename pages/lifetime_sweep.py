@@ -114,9 +114,10 @@ st.caption(
     "Figure 7 recovers it within an order of magnitude.")
 
 
-left, right = st.columns([3, 2])
+D = train.X.shape[1]
+# a 2-D surface keeps its square aspect: it takes the full width, the question goes below
+left, right = st.columns([3, 2]) if D != 2 else (st.container(), st.container())
 with left:
-    D = train.X.shape[1]
     if D == 1:
         grid = np.linspace(train.X.min(), train.X.max(), 400)[:, None]
         mean = path.predict(grid, lifetime)

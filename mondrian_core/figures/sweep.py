@@ -264,7 +264,10 @@ def prediction_surface_2d(gx, gy, Z, X_train, segments=None, title="Prediction s
         fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(color=BLACK, width=2.5),
                         name="cuts of tree 1", showlegend=False)
     fig.update_xaxes(title="x1", range=[gx[0], gx[-1]], constrain="domain")
-    fig.update_yaxes(title="x2", range=[gy[0], gy[-1]], scaleanchor="x", scaleratio=1)
+    # both axes keep the data's box: the square shrinks to fit instead of one axis
+    # running past the data (a narrow column would otherwise stretch y far beyond it)
+    fig.update_yaxes(title="x2", range=[gy[0], gy[-1]], scaleanchor="x", scaleratio=1,
+                     constrain="domain")
     return styled(fig, title=title, height=height)
 
 
