@@ -427,7 +427,7 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
     fig.update_xaxes(range=[lo[0] - pad, hi[0] + pad], title_text="x", row=1, col=1,
                      constrain="domain", showgrid=False)
     fig.update_yaxes(range=[lo[1] - pad, hi[1] + pad], title_text="y", row=1, col=1,
-                     scaleanchor="x", scaleratio=1, showgrid=False)
+                     scaleanchor="x", scaleratio=1, constrain="domain", showgrid=False)
     span = max(float(x.max()), 1.0)
     fig.update_xaxes(range=[-0.8, span + 0.8], showticklabels=False, ticks="", title_text="",
                      showgrid=False, row=1, col=2)
@@ -571,7 +571,7 @@ def projectivity_figure(sample, restricted, check, *, height: int = 420) -> go.F
     fig.update_xaxes(range=[sample.lower[0] - pad, sample.upper[0] + pad], title_text="x",
                      showgrid=False, constrain="domain", row=1, col=1)
     fig.update_yaxes(range=[sample.lower[1] - pad, sample.upper[1] + pad], title_text="y",
-                     scaleanchor="x", showgrid=False, row=1, col=1)
+                     scaleanchor="x", constrain="domain", showgrid=False, row=1, col=1)
     fig.update_xaxes(title_text="number of cells in the sub-box", row=1, col=2)
     fig.update_yaxes(title_text="fraction of samples", row=1, col=2)
     fig.update_layout(barmode="group", bargap=0.15)
@@ -722,7 +722,7 @@ def extension_figure(old, chain, *, height: int = 520, frame_ms: int = 600) -> g
     fig.update_xaxes(range=[big.lower[0] - pad, big.upper[0] + pad], title_text="x",
                      showgrid=False, constrain="domain")
     fig.update_yaxes(range=[big.lower[1] - pad, big.upper[1] + pad], title_text="y",
-                     scaleanchor="x", showgrid=False)
+                     scaleanchor="x", constrain="domain", showgrid=False)
     return _with_frames(styled(fig, height=height), frames)
 
 
