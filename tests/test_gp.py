@@ -177,3 +177,22 @@ def test_kernel_pca_on_threads_gives_the_same_components(monkeypatch):
     np.testing.assert_allclose(many.eigenvalues_, one.eigenvalues_, rtol=1e-10)
     np.testing.assert_allclose(many.embedding_, one.embedding_, rtol=0, atol=1e-8)
     np.testing.assert_allclose(many.transform(X[:20]), one.transform(X[:20]), rtol=0, atol=1e-8)
+
+
+def test_kernel_pca_projects_new_points_as_the_dense_centred_kernel():
+    """New points: sum_i alpha_ik k_c(x, x_i), with k_c the kernel centred on the fitted
+    points, computed densely; some partitions here have a single cluster (level 0)."""
+    rng = np.random.default_rng(11)
+    X, Xn = rng.standard_normal((120, 3)), rng.standard_normal((15, 3)) * 1.5
+    kpca = PartitionKernelPCA(FastClusterPartitions(30, 3, random_state=2), n_components=3,
+                              tol=1e-12).fit(X)
+    P = kpca.partitions_
+    labels = P.labels(X)
+    assert (labels == labels[:, :1]).all(axis=1).any()
+    K, Kn = P.kernel(X), P.kernel(Xn, X)
+    r, rn, g = K.mean(axis=1), Kn.mean(axis=1), K.mean()
+    Kc = Kn - rn[:, None] - r[None, :] + g
+    np.testing.assert_allclose(kpca.transform(Xn), Kc @ kpca.dual_coef_, rtol=0, atol=1e-9)
+    H = np.eye(120) - 1 / 120
+    vals = np.linalg.eigvalsh(H @ K @ H)[::-1][:3]
+    np.testing.assert_allclose(kpca.eigenvalues_, vals, rtol=1e-9)
