@@ -28,6 +28,7 @@ from scipy.spatial.distance import pdist, squareform
 from mondrian_core._blas import single_blas_thread
 from mondrian_core._validation import check_count, check_points, check_real, check_target
 from mondrian_core.errors import InputError
+from mondrian_core.posterior import EqualTailedIntervals
 
 __all__ = ["LaplaceLifetimePosterior", "laplace_lifetime_posterior", "truncated_grid",
            "MAX_LAPLACE_POINTS"]
@@ -39,7 +40,7 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 @dataclass(frozen=True)
-class LaplaceLifetimePosterior:
+class LaplaceLifetimePosterior(EqualTailedIntervals):
     """The exact lifetime posterior of the Laplace-kernel GP, on a grid.
 
     Made by :func:`laplace_lifetime_posterior`.
@@ -133,30 +134,6 @@ class LaplaceLifetimePosterior:
         cdf = self._cdf()
         keep = np.concatenate([[True], np.diff(cdf) > 0])  # np.interp needs increasing x
         return float(np.exp(np.interp(q, cdf[keep], self._log_grid[keep])))
-
-    def credible_interval(self, level: float = 0.9) -> tuple[float, float]:
-        """Return the equal-tailed credible interval of probability ``level``.
-
-        Parameters
-        ----------
-        level : float, default=0.9
-            The probability, in ``(0, 1)``.
-
-        Returns
-        -------
-        low : float
-            The ``(1 - level)/2`` quantile.
-        high : float
-            The ``(1 + level)/2`` quantile.
-
-        Raises
-        ------
-        InputError
-            If ``level`` is not in ``(0, 1)``.
-        """
-        if not 0.0 < level < 1.0:
-            raise InputError(f"The credible level must be in (0, 1), got {level}.")
-        return self.quantile((1 - level) / 2), self.quantile((1 + level) / 2)
 
 
 def exact_grid_size(n_points: int, *, most=160, least=48) -> int:

@@ -135,8 +135,36 @@ def _mode(prior):
     return float(res.x)
 
 
+class EqualTailedIntervals:
+    """``credible_interval`` from a distribution's ``quantile`` (shared by the lifetime
+    posteriors)."""
+
+    def credible_interval(self, level: float = 0.9) -> tuple[float, float]:
+        """Return the equal-tailed credible interval of probability ``level``.
+
+        Parameters
+        ----------
+        level : float, default=0.9
+            The probability, in ``(0, 1)``.
+
+        Returns
+        -------
+        low : float
+            The ``(1 - level)/2`` quantile.
+        high : float
+            The ``(1 + level)/2`` quantile.
+
+        Raises
+        ------
+        InputError
+            If ``level`` is not in ``(0, 1)``.
+        """
+        level = check_fraction(level, "The credible level")
+        return self.quantile((1 - level) / 2), self.quantile((1 + level) / 2)
+
+
 @dataclass
-class LifetimePosterior:
+class LifetimePosterior(EqualTailedIntervals):
     """Posterior over the lifetime given a :class:`~mondrian_core.sweep.LifetimePath`.
 
     Made by :func:`lifetime_posterior`.
@@ -280,29 +308,6 @@ class LifetimePosterior:
         out = before + self.interval_mass[c] * np.clip(frac, 0.0, 1.0)
         return np.clip(np.where(grid >= self.upper[-1], 1.0, np.where(grid < 0, 0.0, out)),
                        0.0, 1.0)
-
-    def credible_interval(self, level: float = 0.9) -> tuple[float, float]:
-        """Return the equal-tailed credible interval of probability ``level``.
-
-        Parameters
-        ----------
-        level : float, default=0.9
-            The probability, in ``(0, 1)``.
-
-        Returns
-        -------
-        low : float
-            The ``(1 - level)/2`` quantile.
-        high : float
-            The ``(1 + level)/2`` quantile.
-
-        Raises
-        ------
-        InputError
-            If ``level`` is not in ``(0, 1)``.
-        """
-        level = check_fraction(level, "The credible level")
-        return self.quantile((1 - level) / 2), self.quantile((1 + level) / 2)
 
     def density(self, grid) -> np.ndarray:
         """Return the posterior density on ``grid``.
