@@ -212,14 +212,13 @@ def growing_tree():
     show_figure(cached_figure(figs.tree_partition, run.snapshots[step], train.X[:seen],
                               train.y[:seen], task=run.task, box=(lo, hi)),
                 "tree", params={**run_params, "step": step + 1}, main=True)
-    ops = run.snapshots[step].operations
+    counts = run.snapshots[step].operation_counts()
     st.caption(
         f"**Batch {step + 1} of {n_steps}: {seen} of {len(train.X)} points seen** (dots, "
         "coloured by class). Diamonds: the batch just arrived, coloured by what each point did "
         "to this tree; thick red: splits it created. Cells cover only their own points' "
         "extent. In this tree: "
-        + ", ".join(f"{figs.OPERATION_NAMES[k].split(' (')[0]} {int(np.sum(ops == k))}"
-                    for k in range(4)) + ".")
+        + ", ".join(f"{name} {n}" for name, n in counts.items()) + ".")
     if st.session_state.get("play") and step + 1 == n_steps:
         st.info("Reached the last batch: pause, or lower the step to replay.")
 

@@ -146,3 +146,13 @@ def test_stream_cost_check_names_what_to_lower():
     check_stream_cost(210, 20, 10, 3.0, 4.0)  # the page's defaults pass
     with pytest.raises(InputError, match="Lower the lifetime"):
         check_stream_cost(210, 20, 30, 30.0, 4.0)
+
+
+def test_snapshot_counts_each_operation_of_its_batch():
+    from mondrian_core.experiments.online import TreeSnapshot
+    from mondrian_core.forest import EXTEND, NO_CHANGE, SPLIT_LEAF
+
+    snap = TreeSnapshot(np.zeros((1, 2, 2)), np.zeros((0, 4)), np.zeros(0, dtype=bool),
+                        np.zeros((4, 2)), np.array([NO_CHANGE, EXTEND, EXTEND, SPLIT_LEAF]))
+    assert snap.operation_counts() == {"no change": 1, "extend a split's range": 2,
+                                       "insert a split above": 0, "split a leaf": 1}

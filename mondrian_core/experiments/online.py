@@ -37,6 +37,7 @@ from mondrian_core.forest import (
     EXTEND,
     INSERT_ABOVE,
     NO_CHANGE,
+    OPERATION_NAMES,
     SPLIT_LEAF,
     MondrianForestClassifier,
     MondrianForestRegressor,
@@ -67,6 +68,18 @@ class TreeSnapshot:
     new_segment: np.ndarray       # (n_splits,) bool: split created in this batch
     new_points: np.ndarray        # (b, 2): the batch
     operations: np.ndarray        # (b,) int: operation each new point caused in this tree
+
+    def operation_counts(self) -> dict:
+        """Return how many of the batch's points caused each operation in this tree.
+
+        Returns
+        -------
+        dict of str to int
+            The operation's name (``OPERATION_NAMES`` without its gloss in brackets) ->
+            the number of points, in the order of ``OPERATION_NAMES``.
+        """
+        return {name.split(" (")[0]: int(np.count_nonzero(self.operations == code))
+                for code, name in OPERATION_NAMES.items()}
 
 
 @dataclass(frozen=True)
