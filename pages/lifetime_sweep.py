@@ -115,8 +115,9 @@ st.caption(
 
 
 D = train.X.shape[1]
-# a 2-D surface keeps its square aspect: it takes the full width, the question goes below
-left, right = st.columns([3, 2]) if D != 2 else (st.container(), st.container())
+# a fitted function or surface takes the full width (in a column it was squeezed to a
+# third of a projector's width beside its legend); the question goes below it
+left, right = st.columns([3, 2]) if D > 2 else (st.container(), st.container())
 with left:
     if D == 1:
         grid = np.linspace(train.X.min(), train.X.max(), 400)[:, None]
