@@ -7,9 +7,11 @@ run against the validation layer and helpers they were written with, not today's
 """
 from __future__ import annotations
 
+import atexit
 import importlib
 import io
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -31,6 +33,7 @@ def previous_package() -> types.ModuleType:
     archive = subprocess.run(["git", "archive", "--format=tar", BASE, "mondrian_core"],
                              cwd=ROOT, check=True, capture_output=True).stdout
     folder = Path(tempfile.mkdtemp(prefix="previous-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
     (folder / "mondrian_core").rename(folder / NAME)
