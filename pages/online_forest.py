@@ -62,9 +62,9 @@ MAX_BATCHES = 100
 TOUR = Tour("online-forest", [
     Step("The first batch",
          f"The first {D.BATCH} points build tree 1 from scratch: every split is new (thick "
-         "red) and every point is a diamond, since they all just arrived. Most points still "
-         "sit alone in a leaf, whose cell (the extent of its points) is a mere dot; cells "
-         "grow into boxes as more points arrive.",
+         "red) and every point is a diamond, since they all just arrived. A cell covers only "
+         "its own points' extent: a point alone in its leaf is a mere dot, a few points "
+         "sharing a leaf make a small box, and boxes grow as more points arrive.",
          {"step": 1}),
     Step("A batch extends the tree",
          "After five batches most new points land inside existing cells or only stretch a "
