@@ -62,9 +62,10 @@ def home() -> None:
         "picture to everyone. Each page has a **guided tour**: click a picture to start "
         "it, then move through it with the arrow keys."
     )
-    columns = st.columns(3)
+    # two cards a row: with three, the titles and links were cut off at 1024 px
+    columns = st.columns(2)
     for i, view in enumerate(VIEWS):
-        with columns[i % 3].container(border=True):
+        with columns[i % 2].container(border=True):
             stem = view.path.removeprefix("pages/").removesuffix(".py")
             thumbnail = thumbnail_path(stem)
             if thumbnail.exists():
