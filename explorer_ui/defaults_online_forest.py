@@ -18,7 +18,7 @@ TREES = 10
 LIFETIME = 3.0
 SEED = 0
 #: The batch shown first: mid-stream, so that the 1-D stream has seen only its left part.
-STEP = 5
+STEP = 6
 #: The 1-D stream (kernel vs forest): noise of the toy data, the models' variances.
 STREAM_NOISE = 0.15
 NOISE_VARIANCE = 0.05

@@ -67,7 +67,7 @@ TOUR = Tour("online-forest", [
          "sharing a leaf make a small box, and boxes grow as more points arrive.",
          {"step": 1}),
     Step("A batch extends the tree",
-         "After five batches most new points land inside existing cells or only stretch a "
+         "After six batches most new points land inside existing cells or only stretch a "
          "cell's range (yellow and grey diamonds); a few branch off and create the thick red "
          "splits. Every earlier split is still there: the tree is extended, never rebuilt.",
          {"step": D.STEP}),

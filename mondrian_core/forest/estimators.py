@@ -112,8 +112,7 @@ class _MondrianForestBase(BaseEstimator):
     def _check_params(self) -> None:
         """Check the parameters, once per set of values (a learner fed one point per
         call would otherwise spend a good part of each call re-checking them)."""
-        names = self._checked_names
-        values = tuple((type(v), v) for v in (getattr(self, n) for n in names))
+        values = tuple([(type(v), v) for v in map(self.__getattribute__, self._checked_names)])
         if self.__dict__.get("_checked_params") == values:
             return
         check_count(self.n_estimators, "n_estimators")
@@ -275,7 +274,10 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         return 2
 
     def _point_stats(self, y):
-        return np.column_stack([np.ones_like(y), y])
+        stats = np.empty((y.size, 2))
+        stats[:, 0] = 1.0
+        stats[:, 1] = y
+        return stats
 
     _checked_names = ("n_estimators", "lifetime", "smoothing", "noise_variance",
                       "prior_variance")
@@ -292,7 +294,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
 
     def _update_moments(self, y, reset):
         n0, s0, q0 = (0, 0.0, 0.0) if reset else (self._n_seen, self._sum_y, self._sum_y2)
-        self._n_seen, self._sum_y, self._sum_y2 = n0 + y.size, s0 + y.sum(), q0 + (y**2).sum()
+        self._n_seen, self._sum_y, self._sum_y2 = n0 + y.size, s0 + y.sum(), q0 + np.vdot(y, y)
         self.y_mean_ = self._sum_y / self._n_seen
         self.y_var_ = max(self._sum_y2 / self._n_seen - self.y_mean_**2, 0.0)
 

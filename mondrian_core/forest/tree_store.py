@@ -9,6 +9,8 @@ branch-off probabilities.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mondrian_core.trees import grow_subtrees, node_boxes, node_reduce
@@ -386,11 +388,12 @@ class TreeStore:
 
         Boxes only grow, so the point's path down a tree is fixed by the splits: each
         path is walked first (Python scalars: a few steps per tree), then every node on
-        every path draws its exponential clock at once. A tree's first node whose clock
-        rings before its split time gets a split inserted above it; the nodes above it
-        grow their boxes and statistics. Drawing the clocks of nodes below the first
-        ring changes nothing (they are not used), so this is the sequential walk of
-        ``MTx`` in distribution.
+        every path draws its exponential clock at once, at rate the point's distance
+        beyond the node's box. A tree's first node whose clock rings before its split
+        time gets a split inserted above it (dimension proportional to the gap, location
+        uniform within it); the nodes above it grow their boxes and statistics. Drawing
+        the clocks of nodes below the first ring changes nothing (they are not used), so
+        this is the sequential walk of ``MTx`` in distribution.
         """
         if self.roots.min() < 0:  # first point: a root leaf holding it
             empty = np.flatnonzero(self.roots < 0)
@@ -401,12 +404,16 @@ class TreeStore:
             where[empty] = ids
             if empty.size == self.n_trees:
                 return
+        n = self._n
+        if n + 2 * self.n_trees > self._data["tree"].shape[0]:  # a split and a leaf per tree
+            self._allocate(max(2 * (n + 2 * self.n_trees), 16))
         d = self._data
-        # memoryviews: their items are Python numbers, read faster than NumPy's
-        left, right, sdim, sloc = (memoryview(d[f]) for f in
-                                   ("left", "right", "split_dim", "split_loc"))
+        # memoryviews: their items are Python numbers, read and written faster than NumPy's
+        tree, parent, left, right, sdim, stime, sloc = (memoryview(d[f]) for f in (
+            "tree", "parent", "left", "right", "split_dim", "split_time", "split_loc"))
         xs = x.tolist()
         path, starts, walked = [], [], []
+        step = path.append
         new = where.tolist()
         for m, j in enumerate(self.roots.tolist()):
             if new[m] >= 0:
@@ -414,99 +421,91 @@ class TreeStore:
             starts.append(len(path))
             walked.append(m)
             while True:
-                path.append(j)
+                step(j)
                 child = left[j]
                 if child < 0:
                     break
                 j = child if xs[sdim[j]] <= sloc[j] else right[j]
-        L = len(path)
-        path, trees = np.array(path), np.array(walked)
-        ends = np.array(starts[1:] + [L])
-        starts = np.array(starts)
-        lo, up = d["lower"][path], d["upper"][path]
-        glo = np.maximum(lo - x, 0.0)
-        ghi = np.maximum(x - up, 0.0)
-        rate = (glo + ghi).sum(axis=1)
-        split_time = d["split_time"][path]
+        L, D = len(path), self.n_features
+        nodes = np.fromiter(path, np.int64, L)
+        lo = np.take(d["lower"], nodes, axis=0)
+        up = np.take(d["upper"], nodes, axis=0)
+        split_time = np.take(d["split_time"], nodes)
+        # the point's distance beyond each node's box, per dimension (boxes have
+        # lower <= upper, so at most one side is positive)
+        gaps = np.maximum(lo - x, x - up)
+        np.maximum(gaps, 0.0, out=gaps)
+        rate = gaps @ np.ones(D)  # faster than a sum over rows this short
         birth = np.empty(L)
         birth[1:] = split_time[:-1]
         birth[starts] = 0.0
-        ring = np.full(L, np.inf)  # rate 0: never rings
-        np.divide(rng.standard_exponential(L), rate, out=ring, where=rate > 0.0)
-        ring += birth
+        # the node's cut of the grown box comes E / rate after its birth: before its end?
+        wait = rng.standard_exponential(L)
+        rings = wait < rate * (np.minimum(split_time, self.lifetime) - birth)
         # each tree's first ring (positions increase along a path); L where none
+        ends = starts[1:] + [L]
         position = np.arange(L)
-        first = np.minimum.reduceat(
-            np.where(ring < np.minimum(split_time, self.lifetime), position, L), starts)
-        above = position < np.repeat(first, ends - starts)
-        up_nodes = path[above]
-        d["lower"][up_nodes] = np.minimum(lo[above], x)
-        d["upper"][up_nodes] = np.maximum(up[above], x)
-        d["stats"][up_nodes] += point_stats
-        grew = np.logical_or.reduceat(above & (rate > 0.0), starts)
-        ops[trees] = np.where(grew, EXTEND, NO_CHANGE)
-        where[trees] = path[ends - 1]
-        hit = np.flatnonzero(first < L)
-        if hit.size:
-            at = first[hit]
-            self._insert_above(trees[hit], path[at], x, point_stats, ring[at], glo[at],
-                               ghi[at], lo[at], up[at], rng, ops, where)
-
-    def _insert_above(self, trees, j, x, point_stats, time, glo, ghi, lo, up, rng, ops,
-                      where):
-        """Split off point ``x`` above nodes ``j`` (one per tree) at ``time``: the cut's
-        dimension proportional to the gap, its location uniform in it."""
-        k = len(j)
-        gap = glo + ghi
-        cs = np.cumsum(gap, axis=1)
-        dim = np.minimum((cs <= (rng.random(k) * cs[:, -1])[:, None]).sum(axis=1),
-                         self.n_features - 1)
-        rk = np.arange(k)
-        bad = gap[rk, dim] <= 0  # rounding at the end of the cumulative sum
-        if bad.any():
-            dim[bad] = np.argmax(gap[bad], axis=1)
-        low = glo[rk, dim] > 0  # x lies below the box in that dimension
-        u = rng.random(k)
-        xd = x[dim]
-        loc = np.where(low, xd + u * (lo[rk, dim] - xd), up[rk, dim] + u * (xd - up[rk, dim]))
-        d = self._data
-        is_leaf = d["left"][j] < 0
-        par = d["parent"][j]
-        stats_j = d["stats"][j]
-        # the new splits get ids n .. n+k-1, their new leaves n+k .. n+2k-1
-        n = self._n
-        if n + 2 * k > d["tree"].shape[0]:
-            self._allocate(max(2 * (n + 2 * k), 16))
-            d = self._data
-        self._n = n + 2 * k
-        node, leaf = np.arange(n, n + k), np.arange(n + k, n + 2 * k)
-        a, b, c = slice(n, n + k), slice(n + k, n + 2 * k), slice(n, n + 2 * k)
-        d["tree"][a] = trees
-        d["tree"][b] = trees
-        d["parent"][a] = par
-        d["parent"][b] = node
-        d["left"][a] = np.where(low, leaf, j)
-        d["right"][a] = np.where(low, j, leaf)
-        d["left"][b] = d["right"][b] = d["split_dim"][b] = -1
-        d["split_time"][a] = time
-        d["split_time"][b] = np.inf
-        d["split_dim"][a] = dim
-        d["split_loc"][a] = loc
-        d["split_loc"][b] = np.nan
-        d["lower"][a] = np.minimum(lo, x)
-        d["upper"][a] = np.maximum(up, x)
-        d["lower"][b] = d["upper"][b] = x
-        d["stats"][c] = point_stats
-        d["stats"][a] += stats_j
-        d["parent"][j] = node
-        has = par >= 0
-        on_left = has & (d["left"][np.maximum(par, 0)] == j)
-        d["left"][par[on_left]] = node[on_left]
-        on_right = has & ~on_left
-        d["right"][par[on_right]] = node[on_right]
-        self.roots[trees[~has]] = node[~has]
-        ops[trees] = np.where(is_leaf, SPLIT_LEAF, INSERT_ABOVE)
-        where[trees] = j
+        first = np.minimum.reduceat(np.where(rings, position, L), starts)
+        above = position < np.repeat(first, np.subtract(ends, starts))
+        d["stats"][nodes[above]] += point_stats
+        grows = np.flatnonzero(above & (rate > 0.0))  # boxes the point lies outside
+        if grows.size:
+            d["lower"][nodes[grows]] = np.minimum(lo[grows], x)
+            d["upper"][nodes[grows]] = np.maximum(up[grows], x)
+        at = first[first < L]
+        first = first.tolist()
+        k = at.size
+        if k:
+            # the new splits get ids n .. n+k-1 (the box and statistics of the node
+            # they go above, grown by the point), their new leaves n+k .. n+2k-1 (the
+            # point alone)
+            lo_at = lo[at]
+            d["lower"][n:n + k] = np.minimum(lo_at, x)
+            d["upper"][n:n + k] = np.maximum(up[at], x)
+            d["stats"][n:n + k] = d["stats"][nodes[at]] + point_stats
+            d["lower"][n + k:n + 2 * k] = d["upper"][n + k:n + 2 * k] = x
+            d["stats"][n + k:n + 2 * k] = point_stats
+            self._n = n + 2 * k
+            gaps_at, lo_at = gaps[at].tolist(), lo_at.tolist()
+            u = rng.random(2 * k).tolist()
+        rate, wait, birth = rate.tolist(), wait.tolist(), birth.tolist()
+        i = 0  # the trees' splits in order
+        for m, f, e in zip(walked, first, ends):
+            if f == L:  # no ring: the point joins the leaf, growing boxes on the way
+                where[m] = path[e - 1]
+                # gaps only grow down a path (boxes nest): did the last node's box grow?
+                ops[m] = EXTEND if rate[e - 1] > 0.0 else NO_CHANGE
+                continue
+            # a split above node j at the ring: dimension proportional to the gap,
+            # location uniform within it; then linked in with its new leaf
+            g, r, j = gaps_at[i], rate[f], path[f]
+            target, acc = u[i] * r, 0.0
+            for dd in range(D):
+                acc += g[dd]
+                if acc > target:
+                    break
+            else:  # rounding at the end of the sum: the last dimension with a gap
+                dd = max(c for c in range(D) if g[c] > 0.0)
+            below = lo_at[i][dd] > xs[dd]  # the point lies below the box in that dimension
+            node, leaf = n + i, n + k + i
+            where[m] = j
+            ops[m] = SPLIT_LEAF if left[j] < 0 else INSERT_ABOVE
+            tree[node] = tree[leaf] = m
+            p = parent[j]
+            parent[node], parent[leaf], parent[j] = p, node, node
+            left[node], right[node] = (leaf, j) if below else (j, leaf)
+            left[leaf] = right[leaf] = sdim[leaf] = -1
+            sdim[node] = dd
+            stime[node], stime[leaf] = birth[f] + wait[f] / r, math.inf
+            sloc[node] = xs[dd] + (g[dd] if below else -g[dd]) * u[k + i]
+            sloc[leaf] = math.nan
+            if p < 0:
+                self.roots[m] = node
+            elif left[p] == j:
+                left[p] = node
+            else:
+                right[p] = node
+            i += 1
 
     def _grow_groups(self, X, point_stats, groups, ops, rng):
         """Grow the new subtrees of points split off from old nodes and attach them."""

@@ -1,5 +1,6 @@
 """AppTest: the online Mondrian forest page runs, every widget moves without errors, the
 tour's links draw fixed charts, and the prediction question reveals its chart."""
+from explorer_ui import defaults_online_forest as D
 from tests.app.conftest import assert_clean, run_page
 
 PAGE = "pages/online_forest.py"
@@ -62,7 +63,7 @@ def test_tour_links_draw_fixed_and_different_charts():
     assert_clean(one)
     assert_clean(two)
     assert _specs(one) != _specs(two)
-    assert one.slider(key="step").value == 1 and two.slider(key="step").value == 5
+    assert one.slider(key="step").value == 1 and two.slider(key="step").value == D.STEP
     again = run_page(PAGE, query={"tour": "1"})
     assert _specs(again) == _specs(one)
 
@@ -72,7 +73,7 @@ def test_next_moves_the_tour_and_a_widget_leaves_it():
     at.button(key="tour__next").click().run()
     assert_clean(at)
     assert at.query_params["tour"] == "2"
-    assert at.slider(key="step").value == 5
+    assert at.slider(key="step").value == D.STEP
     at.slider(key="trees").set_value(4).run()
     assert_clean(at)
     assert "tour" not in at.query_params

@@ -3,6 +3,7 @@ the tree picture, Play advances it, the main chart is above the fold on a 1024x7
 projector, and the tour's Next button and the prediction question work."""
 import pytest
 
+from explorer_ui import defaults_online_forest as D
 from tests.e2e.conftest import assert_no_exception, screenshot, step_slider, wait_for_app
 
 pytestmark = pytest.mark.e2e
@@ -50,7 +51,7 @@ def test_main_chart_above_the_fold_and_the_tour(app_url, page):
     page.get_by_role("button", name="Next").click()
     page.wait_for_function("() => window.location.href.includes('tour=2')", timeout=30_000)
     wait_for_app(page, timeout=90_000)
-    assert "step=5" in page.url  # tour step 2 sets the batch
+    assert f"step={D.STEP}" in page.url  # tour step 2 sets the batch
     page.get_by_role("button", name="Reveal the answer").click()
     page.wait_for_selector(f"{CHARTS} >> nth=4", timeout=90_000)
     assert_no_exception(page)
