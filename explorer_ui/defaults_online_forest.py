@@ -18,7 +18,11 @@ TREES = 10
 LIFETIME = 3.0
 SEED = 0
 #: The batch shown first: mid-stream, so that the 1-D stream has seen only its left part.
-STEP = 6
+STEP = 5
+#: The batch of the tour's "a batch extends the tree" (and of its short-lifetime step): at
+#: the defaults one of its points branches off above a group of cells, so tree 1 shows a
+#: long new split.
+TOUR_STEP = 7
 #: The 1-D stream (kernel vs forest): noise of the toy data, the models' variances.
 STREAM_NOISE = 0.15
 NOISE_VARIANCE = 0.05

@@ -67,10 +67,11 @@ TOUR = Tour("online-forest", [
          "sharing a leaf make a small box, and boxes grow as more points arrive.",
          {"step": 1}),
     Step("A batch extends the tree",
-         "After six batches most new points land inside existing cells or only stretch a "
-         "cell's range (yellow and grey diamonds); a few branch off and create the thick red "
-         "splits. Every earlier split is still there: the tree is extended, never rebuilt.",
-         {"step": D.STEP}),
+         f"After {D.TOUR_STEP} batches most new points land inside existing cells or only "
+         "stretch a cell's range (grey and yellow diamonds); one (blue) branches off above a "
+         "whole group of cells and creates the long thick red split. Every earlier split is "
+         "still there: the tree is extended, never rebuilt.",
+         {"step": D.TOUR_STEP}),
     Step("All the data",
          "After the last batch the tree holds every training point. By projectivity it has "
          "the same distribution as a tree built in one go on all of them, in any order of "
@@ -80,7 +81,7 @@ TOUR = Tour("online-forest", [
          r"With lifetime $\lambda = 1$ the Mondrian stops early: a few large cells, and "
          "most points of the batch (grey diamonds) change nothing. A longer lifetime means "
          "finer cells and more splits per batch; here the forest's accuracy suffers.",
-         {"step": D.STEP, "lifetime": 1.0}),
+         {"step": D.TOUR_STEP, "lifetime": 1.0}),
     Step("Kernel and forest on one stream",
          "Scroll to the 1-D stream: points arrive from left to right. After three batches "
          "both the online kernel and the online forest are confident over the seen points "

@@ -63,7 +63,7 @@ def test_tour_links_draw_fixed_and_different_charts():
     assert_clean(one)
     assert_clean(two)
     assert _specs(one) != _specs(two)
-    assert one.slider(key="step").value == 1 and two.slider(key="step").value == D.STEP
+    assert one.slider(key="step").value == 1 and two.slider(key="step").value == D.TOUR_STEP
     again = run_page(PAGE, query={"tour": "1"})
     assert _specs(again) == _specs(one)
 
@@ -73,7 +73,7 @@ def test_next_moves_the_tour_and_a_widget_leaves_it():
     at.button(key="tour__next").click().run()
     assert_clean(at)
     assert at.query_params["tour"] == "2"
-    assert at.slider(key="step").value == D.STEP
+    assert at.slider(key="step").value == D.TOUR_STEP
     at.slider(key="trees").set_value(4).run()
     assert_clean(at)
     assert "tour" not in at.query_params

@@ -11,6 +11,7 @@ from explorer_ui import defaults_online_forest as D
 from mondrian_core import datasets
 from mondrian_core.experiments.online import (
     EXTEND,
+    INSERT_ABOVE,
     NO_CHANGE,
     online_kernel_forest,
     online_run,
@@ -70,18 +71,24 @@ def test_mid_stream_both_models_are_unsure_beyond_the_points_seen(stream):
         assert std[beyond].mean() > 0.75 * prior_sd, name
 
 
-def test_the_default_batch_extends_tree_one_and_adds_visible_splits(train_test):
-    """Claim 3 (tour step 2's narrative): at the default batch most new points change
-    nothing or only stretch a range, at least one creates a new split, and every split of
-    the batch before is still there."""
+def test_the_tour_batch_extends_tree_one_and_adds_a_long_split(train_test):
+    """Claim 3 (tour step 2's narrative): at the tour's batch most new points change
+    nothing or only stretch a range, one creates a new split above an inner node (so the
+    split spans more than one cell: a long line), and every split of the batch before is
+    still there; with lifetime 1 (tour step 4) most points of that batch change nothing."""
     train, test = train_test
     run = online_run(train.X, train.y, train.task, X_test=test.X, y_test=test.y,
                      batch_size=D.BATCH, n_estimators=D.TREES, lifetime=D.LIFETIME,
                      random_state=D.SEED)
-    before, after = run.snapshots[D.STEP - 2], run.snapshots[D.STEP - 1]
-    assert after.new_segment.sum() >= 1
+    before, after = run.snapshots[D.TOUR_STEP - 2], run.snapshots[D.TOUR_STEP - 1]
+    assert after.new_segment.sum() == 1
+    assert (after.operations == INSERT_ABOVE).sum() == 1
     assert (~after.new_segment).sum() == len(before.segments)
     assert np.isin(after.operations, [NO_CHANGE, EXTEND]).mean() > 0.5
+    short = online_run(train.X, train.y, train.task, X_test=test.X, y_test=test.y,
+                       batch_size=D.BATCH, n_estimators=D.TREES, lifetime=1.0,
+                       random_state=D.SEED)
+    assert (short.snapshots[D.TOUR_STEP - 1].operations == NO_CHANGE).mean() > 0.5
     # tour step 3 is "after the last batch": the default stream has that many batches
     assert len(run.n_seen) == 11
 

@@ -51,7 +51,7 @@ def test_main_chart_above_the_fold_and_the_tour(app_url, page):
     page.get_by_role("button", name="Next").click()
     page.wait_for_function("() => window.location.href.includes('tour=2')", timeout=30_000)
     wait_for_app(page, timeout=90_000)
-    assert f"step={D.STEP}" in page.url  # tour step 2 sets the batch
+    assert f"step={D.TOUR_STEP}" in page.url  # tour step 2 sets the batch
     page.get_by_role("button", name="Reveal the answer").click()
     page.wait_for_selector(f"{CHARTS} >> nth=4", timeout=90_000)
     assert_no_exception(page)
