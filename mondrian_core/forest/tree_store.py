@@ -27,9 +27,10 @@ OPERATION_NAMES = {
 
 #: Calls with at most this many (points x trees) insert the points one by one
 #: (``TreeStore.extend``): a Python walk per point and tree against a fixed cost per
-#: tree level of the batch's array calls. Measured at 10 trees, D = 8: one by one is
-#: faster up to 20-40 points per call (5,200 against 1,500 points/s at 5 points).
-SEQUENTIAL_UPDATES = 300
+#: tree level of the batch's array calls. Measured at 10 trees, D = 8, lifetime 10: one
+#: by one is faster up to about 50 points per call (7,400 against 5,300 points/s at 30
+#: points, even at 50).
+SEQUENTIAL_UPDATES = 500
 
 _INT_FIELDS = ("tree", "parent", "left", "right", "split_dim")
 _FLOAT_FIELDS = ("split_time", "split_loc")
