@@ -65,10 +65,10 @@ def lifetime_picker(container, path) -> float:
 def figure8_rows(result) -> list[dict]:
     """The Figure 8 table: per method, the time and fits it took and its best error."""
     traces = result.traces
-    target = float(np.min(traces[0].val_rmse))
+    target = float(traces[0].val_rmse[traces[0].best_index])
     rows = []
     for tr in traces:
-        best = int(np.argmin(tr.val_rmse))
+        best = tr.best_index
         fits = tr.fits_to_reach(target)
         rows.append({
             "method": tr.method,

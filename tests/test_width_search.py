@@ -44,6 +44,9 @@ def test_fits_are_counted_per_refit_and_once_for_the_sweep():
                         np.array([0.1, 0.2, 0.3]))
     assert trace.fits_to_reach(0.3) == 2 and trace.time_to_reach(0.3) == 0.2
     assert trace.fits_to_reach(0.1) == float("inf")
+    assert trace.best_index == 1  # the lifetime 2.0, error 0.3
+    tie = SearchTrace("t", np.array([1.0, 2.0]), np.array([0.2, 0.2]), np.array([0.1, 0.2]))
+    assert tie.best_index == 0  # the first on ties: the one known sooner
     result = figure8_at_scale(n_points=300, n_dims=5, n_trees=5, n_cells=10, max_evals=4)
     sweep, fourier, binning = result.traces
     assert np.all(sweep.fits == 1)  # one pass answers every lifetime

@@ -76,6 +76,11 @@ class SearchTrace:
         return float(values[hit[0]]) if hit.size else float("inf")
 
     @property
+    def best_index(self) -> int:
+        """The entry with the smallest validation RMSE (the first, on ties)."""
+        return int(np.argmin(self.val_rmse))
+
+    @property
     def best_so_far(self) -> np.ndarray:
         """The smallest validation RMSE found up to each step."""
         return np.minimum.accumulate(self.val_rmse)
