@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from mondrian_core.errors import InputError
-from mondrian_core.trees import sample_mondrian_trees
+from mondrian_core.trees import nodes_by_depth, sample_mondrian_trees
 
 
 def _points(n=40, d=3, seed=0):
@@ -336,3 +336,14 @@ def test_extended_is_distributed_as_a_batch_fit_on_all_points():
         k = np.exp(-lam * np.abs(X[i] - X[j]).sum())
         se = np.sqrt(k * (1 - k) / M)
         assert abs(np.mean(cells[:, i] == cells[:, j]) - k) <= 4.5 * se + 1e-12, (i, j)
+
+
+def test_nodes_by_depth_matches_a_scan_per_level():
+    trees = sample_mondrian_trees(np.random.default_rng(3).random((200, 3)), 4, 6.0,
+                                  random_state=0)
+    depth = np.asarray(trees.depth)
+    levels = nodes_by_depth(depth)
+    assert len(levels) == depth.max() + 1
+    for k, nodes in enumerate(levels):
+        np.testing.assert_array_equal(nodes, np.flatnonzero(depth == k))
+    assert nodes_by_depth(np.zeros(0, dtype=np.int64)) == []

@@ -29,6 +29,7 @@ from mondrian_core.figures.theme import (
     legend_below,
     styled,
 )
+from mondrian_core.trees import nodes_by_depth
 
 #: Fill colours of cells (white cells are left unfilled; black is kept for the cuts).
 _FILLS = [RED, BLUE, YELLOW, LIGHT_GREY]
@@ -130,7 +131,7 @@ def tree_layout(sample) -> np.ndarray:
     depth = sample.depth()
     leaves = np.zeros(n)
     leaves[sample.is_leaf] = 1
-    levels = [np.flatnonzero(depth == k) for k in range(depth.max() + 1)]
+    levels = nodes_by_depth(depth)
     for nodes in reversed(levels[1:]):  # bottom-up: leaf counts
         np.add.at(leaves, sample.parent[nodes], leaves[nodes])
     start = np.zeros(n)

@@ -101,6 +101,7 @@ from mondrian_core.forest.tree_store import (
     truncated_exp_moments,
     walk,
 )
+from mondrian_core.trees import nodes_by_depth, sample_mondrian_trees
 
 #: Largest points x trees of one partial_fit call (its working arrays hold one row per pair).
 MAX_ONLINE_UPDATES = 2_000_000
@@ -127,8 +128,6 @@ class _MondrianForestBase(BaseEstimator):
         raise NotImplementedError
 
     def _fit_trees(self, X, y):
-        from mondrian_core.trees import sample_mondrian_trees
-
         self._rng = check_random_state(self.random_state)
         trees = sample_mondrian_trees(X, self.n_estimators, self.lifetime, random_state=self._rng)
         self.trees_ = TreeStore.from_trees(trees, self._point_stats(y))
@@ -397,7 +396,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         parent, depth, leaf = a["parent"], a["depth"], a["is_leaf"]
         pi = np.where(leaf, n / noise, 0.0)                # likelihood precision of data below
         h = np.where(leaf, s / noise, 0.0)
-        levels = [np.flatnonzero(depth == k) for k in range(int(depth.max()) + 1)]
+        levels = nodes_by_depth(depth)
         for nodes in reversed(levels[1:]):                 # upward pass
             shrink = 1.0 / (1.0 + q[nodes] * pi[nodes])
             np.add.at(pi, parent[nodes], pi[nodes] * shrink)
@@ -682,8 +681,7 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         d = np.exp(-gamma * (a["end"] - a["birth"]))
         K = raw.shape[1]
         G = np.zeros_like(raw)
-        for k in range(int(depth.max()) + 1):
-            nodes = np.flatnonzero(depth == k)
+        for nodes in nodes_by_depth(depth):
             p = parent[nodes]
             GP = np.where((p >= 0)[:, None], G[np.maximum(p, 0)], 1.0 / K)
             c = counts[nodes].sum(axis=1, keepdims=True)
