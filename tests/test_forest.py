@@ -51,8 +51,11 @@ def test_truncated_exponential_moments_match_quadrature():
 # ------------------------------------------------------------------ online trees
 
 
+@pytest.mark.parametrize("one_by_one", [False, True])
 @pytest.mark.parametrize("batches", [[80], [1, 3, 9, 27, 40]])
-def test_online_tree_invariants(batches):
+def test_online_tree_invariants(batches, one_by_one, monkeypatch):
+    # every call through the batch path, or every point through TreeStore._extend_point
+    monkeypatch.setattr(tree_store, "SEQUENTIAL_UPDATES", 10**9 if one_by_one else 0)
     X, y = _data(80)
     f = MondrianForestRegressor(n_estimators=5, lifetime=4.0, random_state=1)
     for a, b in zip(np.cumsum([0] + batches[:-1]), np.cumsum(batches)):
@@ -351,8 +354,12 @@ def _summaries(f):
     s = f.tree_summary()
     a = f.trees_.arrays()
     root_time = np.minimum(a["split_time"][a["roots"]], f.lifetime)
+    inner = a["left"] >= 0
+    roots = a["roots"][a["left"][a["roots"]] >= 0]
     return {"n_leaves": s["n_leaves"], "max_depth": s["max_depth"], "root_time": root_time,
-            "split_times": np.concatenate(s["split_times"])}
+            "split_times": np.concatenate(s["split_times"]),
+            # where the cuts fall: dimension (proportional to the box's extent) and place
+            "split_dims": a["split_dim"][inner], "root_cut": a["split_loc"][roots]}
 
 
 @pytest.mark.parametrize("how", ["online", "batch then online", "mini-batches",
