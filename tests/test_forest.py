@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from mondrian_core import InputError, MondrianForestClassifier, MondrianForestRegressor
-from mondrian_core.forest import tree_store
+from mondrian_core.forest import estimators, tree_store
 from mondrian_core.forest.tree_store import (
     EXTEND,
     INSERT_ABOVE,
@@ -288,7 +288,10 @@ def _hand_tree():
     return clf
 
 
-def test_classifier_matches_hand_computed_kneser_ney():
+@pytest.mark.parametrize("along_paths", [True, False])
+def test_classifier_matches_hand_computed_kneser_ney(along_paths, monkeypatch):
+    # few points: distributions along their paths only; or every node's first
+    monkeypatch.setattr(estimators, "ALONG_PATHS", 10**9 if along_paths else 0)
     clf = _hand_tree()
     # root: counts = tables of the children = [1, 1] + [0, 1] = [1, 2]; tab = [1, 1]
     d_root = math.exp(-1.0 * (0.5 - 0.0))
@@ -328,6 +331,25 @@ def test_classifier_probabilities_sum_to_one_and_learn():
     assert acc > majority + 0.2
     # far away the prediction tends to the uniform prior
     np.testing.assert_allclose(clf.predict_proba([[1e6, 1e6]])[0], 1 / 3, atol=1e-6)
+
+
+@pytest.mark.parametrize("discount_rate", [None, 3.0])
+def test_classifier_along_paths_equals_the_whole_forest(discount_rate, monkeypatch):
+    """A few points predicted after an update take the distributions along their paths
+    only; the result is the whole-forest computation's (same steps, node for node)."""
+    X, _ = _data(300, seed=22)
+    y = np.where(X[:, 0] > X[:, 1], "a", np.where(X[:, 0] > 0.8, "b", "c"))
+    clf = MondrianForestClassifier(6, 5.0, random_state=23, discount_rate=discount_rate)
+    clf.fit(X[:150], y[:150]).partial_fit(X[150:160], y[150:160])
+    points = np.vstack([X[160:200], [[-2.0, 0.5], [0.5, 3.0], [1e3, -1e3]]])  # some far out
+    monkeypatch.setattr(estimators, "ALONG_PATHS", 10**9)
+    along = clf.predict_proba(points)
+    assert "distributions" not in clf._memo  # nothing kept: the next update changes it
+    monkeypatch.setattr(estimators, "ALONG_PATHS", 0)
+    whole = clf.predict_proba(points)
+    assert "distributions" in clf._memo
+    np.testing.assert_allclose(along, whole, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(along.sum(axis=1), 1.0, atol=1e-12)
 
 
 def test_classifier_requires_classes_first():

@@ -98,6 +98,7 @@ from mondrian_core.errors import InputError
 from mondrian_core.forest.tree_store import (
     TreeStore,
     expected_discount,
+    path_view,
     truncated_exp_moments,
     walk,
 )
@@ -105,6 +106,21 @@ from mondrian_core.trees import nodes_by_depth, sample_mondrian_trees
 
 #: Largest points x trees of one partial_fit call (its working arrays hold one row per pair).
 MAX_ONLINE_UPDATES = 2_000_000
+#: A classifier's first prediction after an update computes the distributions along the
+#: points' paths only up to this many (points x trees), else every node's once (kept
+#: until the next update).
+ALONG_PATHS = 1_000
+
+
+def _kneser_ney(counts, tab, d, GP):
+    """One step of interpolated Kneser-Ney down a tree: the nodes' distributions G from
+    their counts, tables (``tab``: labels present), discounts ``d`` and parents' G (rows:
+    nodes)."""
+    c = counts.sum(axis=1, keepdims=True)
+    t = tab.sum(axis=1, keepdims=True)
+    dn = d[:, None]
+    safe = np.where(c > 0, c, 1.0)
+    return np.where(c > 0, (counts - dn * tab) / safe + dn * t / safe * GP, GP)
 
 
 class _MondrianForestBase(BaseEstimator):
@@ -684,12 +700,7 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         for nodes in nodes_by_depth(depth):
             p = parent[nodes]
             GP = np.where((p >= 0)[:, None], G[np.maximum(p, 0)], 1.0 / K)
-            c = counts[nodes].sum(axis=1, keepdims=True)
-            t = tab[nodes].sum(axis=1, keepdims=True)
-            dn = d[nodes][:, None]
-            safe = np.where(c > 0, c, 1.0)
-            G[nodes] = np.where(c > 0, (counts[nodes] - dn * tab[nodes]) / safe
-                                + dn * t / safe * GP, GP)
+            G[nodes] = _kneser_ney(counts[nodes], tab[nodes], d[nodes], GP)
         return G, tab, gamma
 
     def _distributions(self, a):
@@ -724,20 +735,62 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         """
         check_is_fitted(self, "trees_")
         X = self._check_X(X, reset=False)
+        M, N, K = self.n_estimators, X.shape[0], len(self.classes_)
+        memo = self.__dict__.get("_memo", {})
+        if "distributions" not in memo and N * M <= ALONG_PATHS:
+            return self._predict_proba_along_paths(X)
         a = self.trees_.arrays()
         G, GP, T, gamma = self._distributions(a)
-        M, N, K = self.n_estimators, X.shape[0], len(self.classes_)
+        discount = gamma * a["span"]
         out = np.zeros((M * N, K))
         for entry, node, surv, pb, z, leaf in walk(a, X, M):
-            pos = z > 0            # only points outside a node's box can branch off there
-            if pos.any():
-                nd = node[pos]
-                ed = expected_discount(z[pos], gamma * a["span"][nd])[:, None]
-                branch = (1.0 - ed) * T[nd] + ed * GP[nd]
-                out[entry[pos]] += (surv[pos] * pb[pos])[:, None] * branch
-            if leaf.any():
-                w = surv[leaf] * (1.0 - pb[leaf])
-                out[entry[leaf]] += w[:, None] * G[node[leaf]]
+            self._add_terms(out, entry, surv, pb, z, leaf, node, G, GP, T, discount)
+        return out.reshape(M, N, K).mean(axis=0)
+
+    @staticmethod
+    def _add_terms(out, entry, surv, pb, z, leaf, rows, G, GP, T, discount):
+        """Add one level of the walk to the predictive: at each (tree, point) entry, the
+        chance of branching off in the node's interval (a new node whose distribution
+        interpolates ``tab_j / tab_j.`` and the parent's G) and, at a leaf, of staying in
+        it. G, GP, T and ``discount`` (gamma x span) are tables whose rows ``rows`` are the
+        entries' nodes'."""
+        pos = z > 0            # only points outside a node's box can branch off there
+        if pos.any():
+            r = rows[pos]
+            ed = expected_discount(z[pos], discount[r])[:, None]
+            branch = (1.0 - ed) * T[r] + ed * GP[r]
+            out[entry[pos]] += (surv[pos] * pb[pos])[:, None] * branch
+        if leaf.any():
+            out[entry[leaf]] += (surv[leaf] * (1.0 - pb[leaf]))[:, None] * G[rows[leaf]]
+
+    def _predict_proba_along_paths(self, X):
+        """:meth:`predict_proba` computing G top-down along the points' paths only.
+
+        The first prediction after an update would otherwise derive every node's
+        distribution (the forest's size, per prediction of a test-then-train loop); the
+        steps along a path are those of :meth:`_node_distributions`, node for node, so
+        the result is the same.
+        """
+        v = path_view(self.trees_)
+        gamma = self._gamma(v)
+        M, N, K = self.n_estimators, X.shape[0], len(self.classes_)
+        out = np.zeros((M * N, K))
+        GP = None
+        stats, left, right = v["stats"], v["left"], v["right"]
+        for entry, node, surv, pb, z, leaf in walk(v, X, M):
+            GP = np.full((node.size, K), 1.0 / K) if GP is None else GP
+            raw = stats[node]
+            tab = (raw > 0).astype(float)
+            counts = raw.copy()  # leaves: their counts; inner nodes: their children's tables
+            inner = ~leaf
+            counts[inner] = ((stats[left[node[inner]]] > 0).astype(float)
+                             + (stats[right[node[inner]]] > 0))
+            discount = gamma * v["span"][node]
+            G = _kneser_ney(counts, tab, np.exp(-discount), GP)
+            T = tab / np.maximum(tab.sum(axis=1, keepdims=True), 1.0)
+            self._add_terms(out, entry, surv, pb, z, leaf, np.arange(node.size), G, GP, T,
+                            discount)
+            GP = G[inner]  # the walk goes on with the entries not at a leaf, in order
         return out.reshape(M, N, K).mean(axis=0)
 
     def predict(self, X):

@@ -585,6 +585,53 @@ class TreeStore:
         return a
 
 
+class _Gather:
+    """A derived node field computed only for the nodes asked: ``view[key][ids]``."""
+
+    def __init__(self, fn):
+        self._fn = fn
+
+    def __getitem__(self, ids):
+        return self._fn(ids)
+
+
+def path_view(store: TreeStore) -> dict:
+    """Return the node fields :func:`walk` reads, derived only for the nodes it visits.
+
+    :meth:`TreeStore.arrays` derives boxes, spans and leaf flags for every node, once per
+    change: for a few points predicted after each update (test-then-train) that costs
+    the forest's size per prediction, where their paths need a few nodes per tree.
+
+    Parameters
+    ----------
+    store : TreeStore
+        The trees.
+
+    Returns
+    -------
+    dict
+        ``box``, ``span`` and ``is_leaf`` (indexed by node ids, computed on access, as
+        :meth:`TreeStore.arrays` computes them), and the stored ``split_dim``,
+        ``split_loc``, ``left``, ``right``, ``parent``, ``lower``, ``upper``, ``stats``
+        and ``roots``.
+    """
+    d, lifetime = store._data, store.lifetime
+
+    def end(ids):
+        return np.minimum(d["split_time"][ids], lifetime)
+
+    def span(ids):
+        parent = d["parent"][ids]
+        return end(ids) - np.where(parent >= 0, end(np.maximum(parent, 0)), 0.0)
+
+    view = {f: d[f] for f in ("split_dim", "split_loc", "left", "right", "parent", "lower",
+                              "upper", "stats")}
+    view.update(box=_Gather(lambda ids: np.hstack([d["lower"][ids], d["upper"][ids]])),
+                span=_Gather(span), is_leaf=_Gather(lambda ids: d["left"][ids] < 0),
+                roots=store.roots)
+    return view
+
+
 def walk(a: dict, X: np.ndarray, n_trees: int):
     """Extend every tree to every row of X; yield one record per path level.
 
@@ -596,7 +643,7 @@ def walk(a: dict, X: np.ndarray, n_trees: int):
     Parameters
     ----------
     a : dict
-        The store's :meth:`TreeStore.arrays`.
+        The store's :meth:`TreeStore.arrays` (or its :func:`path_view`).
     X : ndarray of shape (N, D)
         The points.
     n_trees : int
