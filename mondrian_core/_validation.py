@@ -368,9 +368,8 @@ def check_target(y, X=None, name: str = "y", *, classifier: bool = False,
                              "give one target value per row.") from None
     if classifier:
         # labels among those accepted: a set lookup (np.isin costs a learner fed one
-        # point per call more than the rest of its checks)
-        if classes is not None and set(np.unique(y).tolist()) <= set(np.asarray(
-                classes).tolist()):
+        # point per call more than the rest of its checks, and sorts mixed types)
+        if classes is not None and set(y.tolist()) <= set(np.asarray(classes).tolist()):
             return y
         try:
             check_classification_targets(y)
