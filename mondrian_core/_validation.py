@@ -368,9 +368,13 @@ def check_target(y, X=None, name: str = "y", *, classifier: bool = False,
                              "give one target value per row.") from None
     if classifier:
         # labels among those accepted: a set lookup (np.isin costs a learner fed one
-        # point per call more than the rest of its checks, and sorts mixed types)
-        if classes is not None and set(y.tolist()) <= set(np.asarray(classes).tolist()):
-            return y
+        # point per call more than the rest of its checks, and sorts mixed types);
+        # unhashable values go on to the full check, which says what is wrong
+        try:
+            if classes is not None and set(y.tolist()) <= set(np.asarray(classes).tolist()):
+                return y
+        except TypeError:
+            pass
         try:
             check_classification_targets(y)
         except ValueError as err:

@@ -68,9 +68,10 @@ TOUR = Tour("online-forest", [
          {"step": 1}),
     Step("A batch extends the tree",
          f"After {D.TOUR_STEP} batches most new points land inside existing cells or only "
-         "stretch a cell's range (grey and yellow diamonds); one (blue) branches off above a "
-         "whole group of cells and creates the long thick red split. Every earlier split is "
-         "still there: the tree is extended, never rebuilt.",
+         "stretch a cell's range (grey and yellow diamonds). Two branch off: one (blue) above "
+         "a whole group of cells, which draws the long thick red split, and one (red) from a "
+         "leaf, a short one. Every earlier split is still there: the tree is extended, never "
+         "rebuilt.",
          {"step": D.TOUR_STEP}),
     Step("All the data",
          "After the last batch the tree holds every training point. By projectivity it has "

@@ -345,10 +345,14 @@ def test_classifier_along_paths_equals_the_whole_forest(discount_rate, monkeypat
     monkeypatch.setattr(estimators, "ALONG_PATHS", 10**9)
     along = clf.predict_proba(points)
     assert "distributions" not in clf._memo  # nothing kept: the next update changes it
+    # the walk in several groups of trees (as for many points): each starts at its roots
+    monkeypatch.setattr(tree_store, "_WALK_ENTRIES", 2 * len(points))
+    grouped = clf.predict_proba(points)
     monkeypatch.setattr(estimators, "ALONG_PATHS", 0)
     whole = clf.predict_proba(points)
     assert "distributions" in clf._memo
-    np.testing.assert_allclose(along, whole, rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(along, whole)  # the same steps in the same order
+    np.testing.assert_array_equal(grouped, whole)
     np.testing.assert_allclose(along.sum(axis=1), 1.0, atol=1e-12)
 
 

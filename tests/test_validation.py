@@ -417,5 +417,9 @@ def test_clean_arrays_skip_no_check_that_matters():
                                                                      classes=[False, True])
     with pytest.raises(InputError, match="not among classes"):
         c.partial_fit(X[:1], np.array([2]))
+    lists = np.empty(1, dtype=object)
+    lists[0] = [0, 1]  # unhashable: the set lookup of accepted labels gives way
+    with pytest.raises(InputError, match="class labels"):
+        c.partial_fit(X[:1], lists)
     with pytest.raises(InputError, match="classes"):
         MondrianForestClassifier(3, 2.0).partial_fit(X[:2], [0.5, 1.5], classes=[0.5, 1.5])

@@ -778,7 +778,8 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         GP = None
         stats, left, right = v["stats"], v["left"], v["right"]
         for entry, node, surv, pb, z, leaf in walk(v, X, M):
-            GP = np.full((node.size, K), 1.0 / K) if GP is None else GP
+            if GP is None or not len(GP):  # at the roots (walk's first level of a group)
+                GP = np.full((node.size, K), 1.0 / K)
             raw = stats[node]
             tab = (raw > 0).astype(float)
             counts = raw.copy()  # leaves: their counts; inner nodes: their children's tables
@@ -790,7 +791,9 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
             T = tab / np.maximum(tab.sum(axis=1, keepdims=True), 1.0)
             self._add_terms(out, entry, surv, pb, z, leaf, np.arange(node.size), G, GP, T,
                             discount)
-            GP = G[inner]  # the walk goes on with the entries not at a leaf, in order
+            # the walk goes on with the entries not at a leaf, in order; when none is
+            # left, its next level (if any) starts the next group of trees at their roots
+            GP = G[inner]
         return out.reshape(M, N, K).mean(axis=0)
 
     def predict(self, X):

@@ -432,8 +432,8 @@ class TreeStore:
         lo = np.take(d["lower"], nodes, axis=0)
         up = np.take(d["upper"], nodes, axis=0)
         split_time = np.take(d["split_time"], nodes)
-        # the point's distance beyond each node's box, per dimension (boxes have
-        # lower <= upper, so at most one side is positive)
+        # the point's distance beyond each node's box, per dimension (boxes hold
+        # points, so lower <= upper and at most one side is positive)
         gaps = np.maximum(lo - x, x - up)
         np.maximum(gaps, 0.0, out=gaps)
         rate = gaps @ np.ones(D)  # faster than a sum over rows this short
@@ -460,14 +460,14 @@ class TreeStore:
             # the new splits get ids n .. n+k-1 (the box and statistics of the node
             # they go above, grown by the point), their new leaves n+k .. n+2k-1 (the
             # point alone)
-            lo_at = lo[at]
+            lo_at, up_at = lo[at], up[at]
             d["lower"][n:n + k] = np.minimum(lo_at, x)
-            d["upper"][n:n + k] = np.maximum(up[at], x)
+            d["upper"][n:n + k] = np.maximum(up_at, x)
             d["stats"][n:n + k] = d["stats"][nodes[at]] + point_stats
             d["lower"][n + k:n + 2 * k] = d["upper"][n + k:n + 2 * k] = x
             d["stats"][n + k:n + 2 * k] = point_stats
             self._n = n + 2 * k
-            gaps_at, lo_at = gaps[at].tolist(), lo_at.tolist()
+            gaps_at, lo_at, up_at = gaps[at].tolist(), lo_at.tolist(), up_at.tolist()
             u = rng.random(2 * k).tolist()
         rate, wait, birth = rate.tolist(), wait.tolist(), birth.tolist()
         i = 0  # the trees' splits in order
@@ -498,7 +498,9 @@ class TreeStore:
             left[leaf] = right[leaf] = sdim[leaf] = -1
             sdim[node] = dd
             stime[node], stime[leaf] = birth[f] + wait[f] / r, math.inf
-            sloc[node] = xs[dd] + (g[dd] if below else -g[dd]) * u[k + i]
+            # uniform in the gap, from its lower end: [x, lower) or [upper, x), so that
+            # even u = 0 leaves the point on its new leaf's side
+            sloc[node] = (xs[dd] if below else up_at[i][dd]) + g[dd] * u[k + i]
             sloc[leaf] = math.nan
             if p < 0:
                 self.roots[m] = node
@@ -613,7 +615,8 @@ def path_view(store: TreeStore) -> dict:
         ``box``, ``span`` and ``is_leaf`` (indexed by node ids, computed on access, as
         :meth:`TreeStore.arrays` computes them), and the stored ``split_dim``,
         ``split_loc``, ``left``, ``right``, ``parent``, ``lower``, ``upper``, ``stats``
-        and ``roots``.
+        and ``roots``. The stored arrays are the store's own, spare capacity included:
+        index them by node ids only.
     """
     d, lifetime = store._data, store.lifetime
 
