@@ -89,8 +89,9 @@ def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
 
 # The swept paths of every session of the server. Sizes measured (bench/RESULTS.md): the
 # default sweep holds ~7 MB, the largest a sweep may store is MAX_STORED numbers
-# (~320 MB). At most two of them compute at once (one per core; each sweep holds an N x N matrix or
-# two while it runs), the others queue behind a progress bar.
+# (~320 MB). At most two computations run at once, one per core (sweeps, and the
+# Figure 8 background job, which takes a slot too); the others queue behind a progress
+# bar.
 _SLOTS = threading.BoundedSemaphore(2)
 SWEEPS = SharedResults(max_entries=16, max_bytes=400 * 2**20, ttl=CACHE_TTL, slots=_SLOTS)
 
