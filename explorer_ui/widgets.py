@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from explorer_ui.sources import Source, sources_markdown
 from explorer_ui.tour import Tour, leave_tour
 from mondrian_core.errors import InputError
 from mondrian_core.figures.export import figure_filename, toolbar_config
@@ -303,9 +304,11 @@ if (!window.__mondrianStillExport) {
 </script>"""
 
 
-def page_header(title: str, intro: str, *, tour: Tour | None = None) -> None:
+def page_header(title: str, intro: str, *, tour: Tour | None = None,
+                sources: Sequence[Source] = ()) -> None:
     """The page's compact header: title, guided-tour button, *View & share* popover,
-    the tour's narrative (on a tour) and the page's explanation (folded).
+    the tour's narrative (on a tour), the page's explanation and its sources (both
+    folded; see :mod:`explorer_ui.sources`).
 
     Call it before the page's widgets: it applies the tour step in the URL.
     """
@@ -325,6 +328,9 @@ def page_header(title: str, intro: str, *, tour: Tour | None = None) -> None:
         tour.panel()
     with st.expander("About this page", expanded=False):
         st.markdown(intro)
+    if sources:
+        with st.expander("Sources", expanded=False, icon=":material/menu_book:"):
+            st.markdown(sources_markdown(sources))
 
 
 @contextlib.contextmanager
