@@ -15,7 +15,9 @@ children). This module does the same work per event as their code
   uniform) and pushed on the heap if before the terminal lifetime;
 * scikit-learn's ``SGDRegressor(alpha=delta, fit_intercept=False)`` runs one epoch
   (their ``n_iter=1``; ``max_iter=1, tol=None`` today) with its default inverse-scaling
-  learning rate (``eta0=0.01, power_t=0.25``) from ``coef_init`` = the previous weights;
+  learning rate (``eta0=0.01, power_t=0.25``) from ``coef_init`` = the previous weights
+  (:func:`mondrian_core.experiments.kernel_vs_forest.sgd_epoch`, which the kernel-vs-forest
+  page runs along the exact trees' cuts);
 * train and test predictions are recomputed (sparse products) and their errors stored.
 
 Targets are centred by the training mean, as theirs. Written from the paper's
@@ -25,12 +27,11 @@ from __future__ import annotations
 
 import heapq
 import time
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import SGDRegressor
+
+from mondrian_core.experiments.kernel_vs_forest import sgd_epoch
 
 
 def _sample_cut(rng, lower, upper, birth):
@@ -82,12 +83,7 @@ def paper_sgd_sweep(X, y, X_test, y_test, n_trees, lifetime_max, delta, seed=0):
         w = np.append(w, [w[c], w[c]])
         w[c] = 0.0
         Z_train, Z_test = Z[:N], Z[N:]
-        sgd = SGDRegressor(alpha=delta, fit_intercept=False, max_iter=1, tol=None,
-                           random_state=int(rng.integers(2**31)))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            sgd.fit(Z_train, y_train, coef_init=w)
-        w = sgd.coef_
+        w = sgd_epoch(Z_train, y_train, w, delta, rng)
         train_rmse.append(np.sqrt(np.mean((y_mean + Z_train @ w - y) ** 2)))
         test_rmse.append(np.sqrt(np.mean((y_mean + Z_test @ w - y_test) ** 2)))
         times.append(t)

@@ -5,12 +5,20 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from mondrian_core.errors import InputError
 from mondrian_core.experiments.kernel_vs_forest import (
+    disagreement,
     fit_forest_weights,
     fit_kernel_weights,
+    kernel_forest_weights,
+    kernel_vs_forest_path,
     objectives,
+    paper_sgd_path,
+    sgd_epoch,
+    spread_verdict,
     tree_predictions,
 )
+from mondrian_core.kernel import MondrianFeatures
 
 
 def _features(N=50, M=4, seed=0):
@@ -123,3 +131,104 @@ def test_path_and_weights_use_the_same_samples():
                               terminal_lifetime=6.0)
     assert w.kernel_test_rmse == pytest.approx(path.kernel_test_rmse[1], rel=1e-12)
     assert w.forest_test_rmse == pytest.approx(path.forest_test_rmse[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_forest_objective_is_kernel_objective_plus_disagreement(seed):
+    """F(w) = K(w) + D(w) at any weights (the ambiguity decomposition), checked against the
+    disagreement written out as a double loop over rows and trees."""
+    M = 3 + seed
+    Phi, y, per_tree = _features(N=40, M=M, seed=seed)
+    w = np.random.default_rng(seed + 10).standard_normal(Phi.shape[1])
+    ratio = 0.3
+    kernel, forest = objectives(Phi, y, w, ratio, M)
+    dense = Phi.toarray()
+    slow = 0.0
+    for n in range(dense.shape[0]):
+        preds = [np.sqrt(M) * w[c] for c in np.flatnonzero(dense[n])]
+        slow += sum((p - np.mean(preds)) ** 2 for p in preds) / M
+    assert disagreement(Phi, w, M) == pytest.approx(slow, rel=1e-12)
+    assert forest == pytest.approx(kernel + slow, rel=1e-12)
+
+
+def test_spread_verdict_follows_the_stated_rule():
+    base = np.array([-1.0, 1.0])
+    assert spread_verdict(base * 1.25, base) == "same"       # within 25%: the same
+    assert spread_verdict(base, base * 1.25) == "same"
+    assert spread_verdict(base * 1.26, base) == "kernel"
+    assert spread_verdict(base, base * 1.26) == "forest"
+    with pytest.raises(InputError):
+        spread_verdict(base, base, tolerance=-0.1)
+
+
+def test_sgd_epoch_warm_start_and_seed():
+    Phi, y, _ = _features(N=60, M=4, seed=1)
+    w0 = np.zeros(Phi.shape[1])
+    a = sgd_epoch(Phi, y, w0, 1e-3, random_state=5)
+    b = sgd_epoch(Phi, y, w0, 1e-3, random_state=5)
+    np.testing.assert_array_equal(a, b)
+    assert not w0.any()   # the start is not overwritten (scikit-learn writes into coef_init)
+    # epochs chained from the previous weights minimise the exact kernel's ridge objective
+    # (sklearn's alpha = ratio / N): the excess over its minimum shrinks towards 0, while
+    # one epoch from 0 (the paper's step sizes) removes little of it
+    ratio, w = 1.0, w0
+    exact = fit_kernel_weights(Phi, y, ratio)
+
+    def excess(v):
+        return objectives(Phi, y, v, ratio, 4)[0] - objectives(Phi, y, exact, ratio, 4)[0]
+
+    for epoch in range(300):
+        w = sgd_epoch(Phi, y, w, ratio / Phi.shape[0], random_state=epoch)
+    assert excess(a) > 0.5 * excess(w0)
+    assert 0 <= excess(w) < 0.01 * excess(w0)
+
+
+@pytest.fixture(scope="module")
+def small_data():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(70, 2))
+    y = np.sin(4 * X[:, 0]) + 0.1 * rng.standard_normal(70)
+    return X[:50], y[:50], X[50:], y[50:]
+
+
+def test_paper_sgd_path_runs_on_the_exact_paths_trees(small_data):
+    X, y, Xt, yt = small_data
+    grid = np.array([0.5, 2.0, 6.0])
+    sgd = paper_sgd_path(X, y, Xt, yt, grid, n_trees=4, noise_variance=0.5, random_state=2)
+    feats = MondrianFeatures(lifetime=6.0, n_trees=4, random_state=2).fit(X)
+    assert sgd.n_epochs[-1] == feats.trees_.events().size   # one epoch per cut
+    assert np.all(np.diff(sgd.n_epochs) >= 0)
+    assert sgd.alpha == pytest.approx(0.5 / 50)
+    for lam, w, train in zip(grid, sgd.weights, sgd.train_rmse):
+        # the weights are in transform's columns: they give the recorded train error
+        Phi = feats.transform(X, lifetime=lam)
+        assert w.size == Phi.shape[1]
+        rmse = np.sqrt(np.mean((Phi @ w + y.mean() - y) ** 2))
+        assert rmse == pytest.approx(train, rel=1e-10)
+    np.testing.assert_array_equal(sgd.weights_at(2.1), sgd.weights[1])
+    exact = kernel_vs_forest_path(X, y, Xt, yt, grid, n_trees=4, noise_variance=0.5,
+                                  random_state=2)
+    assert np.all(np.isfinite(sgd.test_rmse)) and exact.lifetimes.size == 3
+
+
+def test_paper_sgd_path_rejects_bad_input(small_data):
+    X, y, Xt, yt = small_data
+    with pytest.raises(InputError):
+        paper_sgd_path(X, y, Xt, yt, [], n_trees=2)
+    with pytest.raises(InputError):
+        paper_sgd_path(X, y, Xt, yt, [1.0], n_trees=2, alpha=-1.0)
+    with pytest.raises(InputError):
+        paper_sgd_path(X, y[:-1], Xt, yt, [1.0], n_trees=2)
+
+
+def test_weights_report_their_scale_and_cells(small_data):
+    X, y, Xt, yt = small_data
+    w = kernel_forest_weights(X, y, Xt, yt, 3.0, n_trees=4, noise_variance=0.5, random_state=0)
+    np.testing.assert_allclose(w.forest_leaf_values, 2.0 * w.forest_weights)
+    assert w.points_per_cell == pytest.approx(50 * 4 / w.kernel_weights.size)
+    assert w.spread_ratio >= 1
+    assert w.wider() == spread_verdict(w.kernel_weights, w.forest_weights)
+    # the recorded disagreement is the forest objective minus the kernel objective
+    for fit in ("kernel", "forest"):
+        ov = w.objective_values[fit]
+        assert w.disagreements[fit] == pytest.approx(ov["forest"] - ov["kernel"], rel=1e-9)

@@ -21,7 +21,7 @@ from mondrian_core.figures.theme import (
 )
 from mondrian_core.forest import EXTEND, INSERT_ABOVE, NO_CHANGE, OPERATION_NAMES, SPLIT_LEAF
 
-KERNEL_COLOUR, FOREST_COLOUR = BLUE, RED
+KERNEL_COLOUR, FOREST_COLOUR, SGD_COLOUR = BLUE, RED, SERIES[4]  # teal
 # Mondrian's yellow for "extend": the darker #E0A800 and red both turn orange in the
 # colour-blind safe palette (#E69F00 next to #D55E00)
 OPERATION_COLOURS = {NO_CHANGE: GREY, EXTEND: YELLOW, INSERT_ABOVE: BLUE, SPLIT_LEAF: RED}
@@ -30,7 +30,7 @@ _SHORT_OPERATION_NAMES = {NO_CHANGE: "no change", EXTEND: "extend", INSERT_ABOVE
                           SPLIT_LEAF: "split leaf"}
 
 
-def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
+def kernel_vs_forest_rmse(path, lifetime=None, *, sgd=None, height=420) -> go.Figure:
     """Plot test (solid) and train (dotted) RMSE against lifetime for both fits.
 
     The paper's Figure 9.
@@ -41,6 +41,10 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
         From :func:`~mondrian_core.experiments.kernel_vs_forest.kernel_vs_forest_path`.
     lifetime : float, optional
         The slider's lifetime, marked by a dashed line.
+    sgd : PaperSGDPath, optional
+        The kernel fitted by the paper's SGD
+        (:func:`~mondrian_core.experiments.kernel_vs_forest.paper_sgd_path`): its test
+        and train RMSE drawn dashed.
     height : int, default=420
         The figure's height in pixels.
 
@@ -65,6 +69,15 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
                                  line=dict(color=colour, width=2.5), marker=dict(size=6)))
         fig.add_trace(go.Scatter(x=x, y=train, mode="lines", name=f"{name}, train",
                                  line=dict(color=colour, width=1.5, dash="dot")))
+    if sgd is not None:
+        xs = np.maximum(sgd.lifetimes, 1e-12)
+        fig.add_trace(go.Scatter(x=xs, y=sgd.test_rmse, mode="lines+markers",
+                                 name="kernel by SGD (paper), test",
+                                 line=dict(color=SGD_COLOUR, width=2.5, dash="dash"),
+                                 marker=dict(size=6, symbol="diamond")))
+        fig.add_trace(go.Scatter(x=xs, y=sgd.train_rmse, mode="lines",
+                                 name="kernel by SGD (paper), train",
+                                 line=dict(color=SGD_COLOUR, width=1.5, dash="dot")))
     if lifetime is not None:
         fig.add_vline(x=max(lifetime, 1e-12), line=dict(color=BLACK, width=1, dash="dash"))
     fig.update_xaxes(title="lifetime λ (log scale)", type="log")
@@ -76,7 +89,8 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, height=420) -> go.Figure:
     return fig
 
 
-def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
+def weight_histograms(weights, *, sgd_weights=None, paper_scale=False, bins=40,
+                      height=460) -> go.Figure:
     """Draw histograms of the kernel's and the forest's weights on the same bins and axes.
 
     The paper's Figure 10.
@@ -85,6 +99,15 @@ def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
     ----------
     weights : KernelForestWeights
         From :func:`~mondrian_core.experiments.kernel_vs_forest.kernel_forest_weights`.
+    sgd_weights : array-like, optional
+        The kernel's weights fitted by the paper's SGD at the same lifetime
+        (:meth:`PaperSGDPath.weights_at
+        <mondrian_core.experiments.kernel_vs_forest.PaperSGDPath.weights_at>`): a middle
+        row.
+    paper_scale : bool, default False
+        Draw the forest's weights as the paper's code stores them, as leaf values
+        (``sqrt(M)`` times the normalised weights), instead of normalised like the
+        kernel's.
     bins : int, default=40
         Number of bins, symmetric about 0.
     height : int, default=460
@@ -101,24 +124,34 @@ def weight_histograms(weights, *, bins=40, height=460) -> go.Figure:
     UAI, sec. 8.3 and Figure 10.
     """
     wk, wf = np.asarray(weights.kernel_weights), np.asarray(weights.forest_weights)
-    lim = float(max(np.abs(wk).max(initial=0), np.abs(wf).max(initial=0), 1e-12))
+    n_trees = weights.n_trees
+    forest_name = "forest (each tree alone)"
+    if paper_scale:
+        wf = np.asarray(weights.forest_leaf_values)
+        forest_name = f"forest, as leaf values (× √M = {np.sqrt(n_trees):.3g}, the paper's code)"
+    rows = [(f"kernel, exact ridge (joint fit), std {wk.std():.3g}", wk, KERNEL_COLOUR)]
+    if sgd_weights is not None:
+        ws = np.asarray(sgd_weights)
+        rows.append((f"kernel by SGD (the paper's training), std {ws.std():.3g}", ws,
+                     SGD_COLOUR))
+    rows.append((f"{forest_name}, std {wf.std():.3g}", wf, FOREST_COLOUR))
+    lim = float(max(max(np.abs(w).max(initial=0) for _, w, _ in rows), 1e-12))
     edges = np.linspace(-lim, lim, bins + 1)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, shared_yaxes=True,
-                        vertical_spacing=0.12,
-                        subplot_titles=(f"Mondrian kernel (joint fit), std {wk.std():.3g}",
-                                        f"Mondrian forest (each tree alone), std {wf.std():.3g}"))
+    fig = make_subplots(rows=len(rows), cols=1, shared_xaxes=True, shared_yaxes=True,
+                        vertical_spacing=0.12 if len(rows) == 2 else 0.09,
+                        subplot_titles=[title for title, _, _ in rows])
     centres = (edges[:-1] + edges[1:]) / 2
-    for row, (w, colour) in enumerate(((wk, KERNEL_COLOUR), (wf, FOREST_COLOUR)), start=1):
+    for row, (_, w, colour) in enumerate(rows, start=1):
         counts, _ = np.histogram(w, bins=edges)
         fig.add_trace(go.Bar(x=centres, y=counts, width=edges[1] - edges[0],
                              marker=dict(color=colour, line=dict(color=BLACK, width=0.5)),
                              showlegend=False,
                              hovertemplate="weight %{x:.3g}<br>%{y} weights<extra></extra>"),
                       row=row, col=1)
-        fig.update_yaxes(title="number of weights", row=row, col=1)
+        fig.update_yaxes(title="number of weights" if row == 1 else None, row=row, col=1)
     fig.update_annotations(yshift=6, font=dict(size=13))  # subplot titles clear of the frame
     fig.update_xaxes(range=[-lim, lim])
-    fig.update_xaxes(title="weight (normalised: w = [w⁽¹⁾ … w⁽ᴹ⁾] / √M)", row=2, col=1)
+    fig.update_xaxes(title="weight (normalised: w = [w⁽¹⁾ … w⁽ᴹ⁾] / √M)", row=len(rows), col=1)
     return styled(fig, title=f"Weights learned at lifetime {weights.lifetime:.3g}", height=height)
 
 

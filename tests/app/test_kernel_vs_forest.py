@@ -91,3 +91,24 @@ def test_next_moves_along_the_tour_and_a_widget_leaves_it():
     at.slider(key="trees").set_value(10).run()
     assert_clean(at)
     assert "tour" not in at.query_params
+
+
+def test_answer_follows_the_shown_weights_and_sgd_runs_on_demand():
+    """The right answer is the rule applied to the weights shown: at the largest lifetime
+    (most points alone in their cells) this small run calls them about the same; the
+    paper's SGD training then adds its curve and a middle row of weights."""
+    at = run_page(PAGE, query={**SMALL, "trees": "3"})
+    at.select_slider(key="lam").set_value(at.select_slider(key="lam").options[-1]).run()
+    _reveal(at)
+    answer = next(m.value for m in at.markdown if "**Answer:" in m.value)
+    assert "standard deviations are within 25%" in answer
+    at.toggle(key="sgd").set_value(True).run()
+    assert_clean(at)
+    assert at.query_params["sgd"] == "1"
+    specs = _specs(at)
+    assert "kernel by SGD (paper), test" in specs[0]
+    assert "kernel by SGD (the paper" in specs[1]
+    assert any("epochs so far" in m.value for m in at.markdown)
+    at.toggle(key="paper_scale").set_value(True).run()
+    assert_clean(at)
+    assert "as leaf values" in _specs(at)[1]
