@@ -209,7 +209,7 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
     names = [r["kernel"] for r in rows]
     colours = [SERIES[i % len(SERIES)] for i in range(len(rows))]
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
-                        subplot_titles=["mean test log-likelihood (higher is better)",
+                        subplot_titles=["mean test log-likelihood per point (higher is better)",
                                         "test MSE (lower is better)"])
     ll = [r["test_log_lik"] for r in rows]
     mse = [r["mse"] for r in rows]
@@ -303,7 +303,7 @@ def partition_count_figure(curves: dict, *, dataset_name: str = "", height=380) 
     data from random partitions", Figure 5.
     """
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
-                        subplot_titles=["mean test log-likelihood (higher is better)",
+                        subplot_titles=["mean test log-likelihood per point (higher is better)",
                                         "test MSE (lower is better)"])
     for i, (kind, c) in enumerate(curves.items()):
         style = dict(mode="lines+markers", line=dict(color=SERIES[i % len(SERIES)], width=2.5),
