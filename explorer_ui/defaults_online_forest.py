@@ -23,6 +23,9 @@ STEP = 5
 #: the defaults one of its points branches off above a group of cells, so tree 1 shows a
 #: long new split (the tour's text and its claim test pin what this batch does).
 TOUR_STEP = 4
+#: Irrelevant uniform inputs added when the sidebar's distractor switch is on (the
+#: slides' "catch": splits ignore the labels); at most mondrian_core's MAX_DISTRACTORS.
+DISTRACTORS = 4
 #: The 1-D stream (kernel vs forest): noise of the toy data, the models' variances.
 STREAM_NOISE = 0.15
 NOISE_VARIANCE = 0.05

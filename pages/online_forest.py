@@ -1,6 +1,6 @@
 """Online Mondrian forest: mini-batches, one tree growing, the online kernel beside the forest.
 
-Claims (checked at the defaults by ``tests/claims/test_online_forest.py``):
+Claims (checked by ``tests/claims/test_online_forest.py``, over 10 seeds where general):
 
 1. The online Mondrian kernel (ridge regression on Mondrian features, extended by
    ``partial_fit`` and updated batch by batch as in Supplement C of Balog et al. 2016)
@@ -13,9 +13,11 @@ Claims (checked at the defaults by ``tests/claims/test_online_forest.py``):
 3. Each batch extends the tree, never rebuilds it: at the default batch most new points
    change nothing or stretch a range, a few add splits (drawn thick), and every earlier
    split stays.
-4. (The question's answer.) Trained inside a box, only the Mondrian forest grows
-   uncertain away from it; RandomForest's and ExtraTrees' spread stays constant beyond the
-   data's border.
+4. (The question's answer, computed from the three maps shown by a rule stated on the
+   page.) Trained inside a box, only the Mondrian forest grows uncertain away from it;
+   RandomForest's and ExtraTrees' spread beyond the box is what it is at the box's border.
+5. Mondrian splits ignore the labels, so irrelevant inputs take cuts away from the real
+   ones and the forest's held-out accuracy drops (the sidebar's distractor switch).
 
 On 210 points the online forest's held-out accuracy ends within a few test points of the
 retrained RandomForest and ExtraTrees (each test point is about 1%), not above them: the
@@ -31,6 +33,7 @@ from explorer_ui.cache import CACHE_TTL
 from explorer_ui.data import PLANE_KINDS, data_params, data_source_picker
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
+from explorer_ui.sources import Source
 from explorer_ui.tour import Step, Tour, predict_then_reveal
 from explorer_ui.widgets import (
     page_header,
@@ -46,6 +49,9 @@ from mondrian_core.cost import check_online_cost
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.grids import padded_box
 from mondrian_core.experiments.online import (
+    GROWTH_FAR,
+    GROWTH_TOLERANCE,
+    MAX_DISTRACTORS,
     check_stream_cost,
     online_kernel_forest,
     online_run,
@@ -67,8 +73,9 @@ TOUR = Tour("online-forest", [
          "sharing a leaf make a small box, and boxes grow as more points arrive.",
          {"step": 1}),
     Step("A batch extends the tree",
-         f"After {D.TOUR_STEP} batches most new points land inside existing cells or only "
-         "stretch a cell's range (grey and yellow diamonds). Two branch off: one (blue) above "
+         f"After {D.TOUR_STEP} batches (at these settings, seed {D.SEED}) most new points "
+         "land inside existing cells or only stretch a cell's range (grey and yellow "
+         "diamonds). Two branch off: one (blue) above "
          "a whole group of cells, which draws the long thick red split, and one (red) from a "
          "leaf, a short one. Every earlier split is still there: the tree is extended, never "
          "rebuilt.",
@@ -81,8 +88,17 @@ TOUR = Tour("online-forest", [
     Step("A short lifetime",
          r"With lifetime $\lambda = 1$ the Mondrian stops early: a few large cells, and "
          "most points of the batch (grey diamonds) change nothing. A longer lifetime means "
-         "finer cells and more splits per batch; here the forest's accuracy suffers.",
+         "finer cells and more splits per batch; at this seed the forest's accuracy "
+         "suffers.",
          {"step": D.TOUR_STEP, "lifetime": 1.0}),
+    Step("Irrelevant features: the catch",
+         f"Mondrian splits ignore the labels: a cut falls in a dimension with probability "
+         f"proportional to the cell's side, useful or not. With {D.DISTRACTORS} irrelevant "
+         "uniform features as wide as the real ones, most cuts are wasted on them and the "
+         "Mondrian forest's held-out accuracy (scores chart) drops; the caption under it "
+         "compares with no distractors. RandomForest and ExtraTrees choose their splits by "
+         "the labels and lose less (over 10 seeds: this app's measurement).",
+         {"step": 11, "distract": True}),
     Step("Kernel and forest on one stream",
          "Scroll to the 1-D stream: points arrive from left to right. After three batches "
          "both the online kernel and the online forest are confident over the seen points "
@@ -92,12 +108,12 @@ TOUR = Tour("online-forest", [
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
-def _run(data, batch, lifetime, n_trees, seed):
+def _run(data, batch, lifetime, n_trees, seed, k_irr=0):
     train, test = datasets.train_val_test_split(data, (D.TRAIN_FRACTION, 1 - D.TRAIN_FRACTION),
                                                 random_state=seed)
     run = online_run(train.X, train.y, train.task, X_test=test.X, y_test=test.y,
                      batch_size=batch, n_estimators=n_trees, lifetime=lifetime,
-                     random_state=seed)
+                     n_distractors=k_irr, random_state=seed)
     return run, train
 
 
@@ -118,6 +134,33 @@ def _maps(data, region, lifetime, n_trees, seed):
     return maps, data.X[inside]
 
 
+SOURCES = [
+    Source("Online training by the conditional Mondrian: insert a split above, extend a "
+           "split, split a leaf; the online trees are distributed as batch trees on all the "
+           "data seen (projectivity).",
+           "Lakshminarayanan, Roy and Teh (2014), sec. 3-4; slides \"Online training\""),
+    Source("The Mondrian kernel can be learned online: new cells append columns and the "
+           "ridge fit is updated.", "Balog et al. (2016), Supplement C"),
+    Source("The Mondrian forest's uncertainty grows away from the training data; "
+           "RandomForest's and ExtraTrees' does not.",
+           "Lakshminarayanan, Roy and Teh (2016), sec. 5 and Figure 1; slides' uncertainty "
+           "comparison"),
+    Source("Mondrian splits are independent of the labels, so irrelevant features hurt.",
+           "Lakshminarayanan, Roy and Teh (2014), sec. 8 (\"catch\" in the slides)"),
+    Source("Regression smoothing: node means as a Brownian motion with increments linear in "
+           "time (theirs: a sigmoid of time), which makes the branch-off average exact.",
+           "this app's variant of Lakshminarayanan, Roy and Teh (2016), sec. 3", own=True),
+    Source("Classification: interpolated Kneser-Ney smoothing of the hierarchical "
+           "normalized stable process; a node inserted above $j$ gets $j$'s tables "
+           "$\\min(c_{jk}, 1)$.",
+           "Lakshminarayanan, Roy and Teh (2014), sec. 5; this app's reading for the "
+           "inserted node", own=True),
+    Source("The question's answer: only the Mondrian forest grows more uncertain far "
+           "outside the box, at the defaults in each of 10 seeds; irrelevant features lower "
+           "the Mondrian forest's accuracy more than RandomForest's, over 10 seeds.",
+           "tests/claims/test_online_forest.py", own=True),
+]
+
 page_header(
     "Online Mondrian forest",
     "Points arrive in mini-batches and every tree is *extended*, never rebuilt: the "
@@ -126,8 +169,11 @@ page_header(
     "trees have exactly the distribution of batch trees on all the data seen so far "
     "(projectivity of the Mondrian process). The same holds for the Mondrian kernel "
     "(Balog et al. 2016, Supplement C): its features are the cells of such trees, so its "
-    "ridge fit can be updated as points arrive.",
-    tour=TOUR,
+    "ridge fit can be updated as points arrive.\n\n"
+    "**Which forest.** This page's Mondrian forest is the smoothed one of Lakshminarayanan "
+    "et al. (leaves shrunk towards their ancestors); the kernel-vs-forest page's "
+    "\"forest\" is Balog et al.'s per-tree ridge without smoothing.",
+    tour=TOUR, sources=SOURCES,
 )
 
 side = st.sidebar
@@ -148,6 +194,15 @@ region = url_choice("Training region", "region", list(REGIONS), default=D.REGION
                     container=side,
                     help="Part of the data's bounding box whose points are used for training.")
 show_data = url_toggle("Show training points", "showpts", default=True, container=side)
+side.markdown("**The catch: irrelevant features**")
+distract = url_toggle(
+    "Add irrelevant features", "distract", default=False, container=side,
+    help="Appends uniform random inputs, as wide as the real ones, to the streamed data "
+         "(training and test). Mondrian cuts ignore the labels, so some fall on them.")
+n_distract = url_slider("Irrelevant features $k$", "k_irr", min_value=1,
+                        max_value=MAX_DISTRACTORS, default=D.DISTRACTORS, container=side,
+                        disabled=not distract)
+k_irr = n_distract if distract else 0
 seed = seed_control(default=D.SEED, container=side)
 
 with user_errors():
@@ -159,7 +214,8 @@ with user_errors():
                          "points.")
     check_online_cost(n_train, batch, n_trees, train_fraction=D.TRAIN_FRACTION)
     with st.spinner("Streaming the data into the forest and retraining the baselines..."):
-        run, train = _run(data, batch, lifetime, n_trees, seed)
+        run, train = _run(data, batch, lifetime, n_trees, seed, k_irr)
+        plain = _run(data, batch, lifetime, n_trees, seed)[0] if k_irr else None
 stream, stream_error = None, None
 try:  # a stream too slow for these settings leaves the rest of the page working
     check_stream_cost(len(train.X), batch, n_trees, lifetime, D.STREAM_WIDTH)
@@ -169,7 +225,7 @@ except InputError as err:
     stream_error = str(err)
 n_steps = len(run.n_seen)
 run_params = {**data_params(data.name), "batch": batch, "trees": n_trees, "lam": lifetime,
-              "seed": seed}
+              "k_irr": k_irr, "seed": seed}
 
 
 def stream_chart(step):
@@ -220,7 +276,10 @@ def growing_tree():
         "coloured by class). Diamonds: the batch just arrived, coloured by what each point did "
         "to this tree; thick red: splits it created. Cells cover only their own points' "
         "extent. In this tree: "
-        + ", ".join(f"{name} {n}" for name, n in counts.items()) + ".")
+        + ", ".join(f"{name} {n}" for name, n in counts.items()) + "."
+        + (f" With {k_irr} irrelevant features the cells are boxes in {2 + k_irr} "
+           "dimensions: drawn are their shadows on this plane, and only the cuts on the two "
+           "real inputs." if k_irr else ""))
     if st.session_state.get("play") and step + 1 == n_steps:
         st.info("Reached the last batch: pause, or lower the step to replay.")
 
@@ -238,7 +297,8 @@ def growing_tree():
             f"Held-out {run.score_name} ({data.n_samples - len(train.X)} points). "
             "RandomForest and ExtraTrees are retrained from scratch on all points so far "
             "after each batch; the Mondrian forest only extends its trees. On so few points "
-            "the three differ by a few test points, either way.")
+            "the three differ by a few test points, either way."
+            + (_distractor_note(run, plain, step) if plain is not None else ""))
     with oc:
         show_figure(cached_figure(figs.operation_counts, run, step), "operations",
                     params={**run_params, "step": step + 1})
@@ -246,40 +306,63 @@ def growing_tree():
                    "Each costs one walk from the root: time proportional to the depth.")
 
 
+def _distractor_note(run, plain, step):
+    """The scores with and without the distractors, after this batch (from both runs)."""
+    pairs = ", ".join(f"{name} {plain.scores[name][step]:.3f} \u2192 {run.scores[name][step]:.3f}"
+                      for name in run.scores)
+    return (f" **With {k_irr} irrelevant features** (same seed), {run.score_name} after "
+            f"this batch, without \u2192 with: {pairs}.")
+
+
 growing_tree()
 
 st.subheader("Uncertainty away from the training data")
+if data.task == "regression":
+    map_data, which = data, "the chosen data set"
+else:
+    map_data, which = datasets.regression_surface_2d(D.MAP_POINTS, random_state=seed), (
+        "the 2-D regression surface (the chosen set is a classification set)")
+with user_errors():
+    with st.spinner("Fitting the three forests..."):
+        maps, X_in = _maps(map_data, region, lifetime, n_trees, seed)
+    growth = maps.growth()
+growing = maps.growing()
+names = list(growth)
+OPTIONS = ["Only the Mondrian forest", "All three", "None of them"]
+SETS = [["Mondrian forest"], names, []]
+if growing in SETS:
+    options, answer = OPTIONS + ["Only RandomForest and ExtraTrees"], SETS.index(growing)
+else:  # a combination the three usual choices miss: it becomes the fourth choice
+    options, answer = OPTIONS + ["Only " + " and ".join(growing)], 3
+ratios = ", ".join(f"{name} \u00d7{r:.2f}" for name, r in growth.items())
 if predict_then_reveal(
         "far",
-        "A forest is trained only on the points inside a box. Far outside the box, how "
-        "uncertain is its prediction?",
-        ["As uncertain as at the box's border", "More uncertain the farther away",
-         "Less uncertain than inside"],
-        1,
-        "For the **Mondrian forest**: a test point far away branches off into a new, empty "
-        "leaf near the root of every tree, so its prediction falls back towards the prior "
-        "and its standard deviation rises. RandomForest and ExtraTrees stay as confident "
-        "far away as at the border, because their outer cells extend to infinity."):
-    if data.task == "regression":
-        map_data, which = data, "the chosen data set"
-    else:
-        map_data, which = datasets.regression_surface_2d(D.MAP_POINTS, random_state=seed), (
-            "the 2-D regression surface (the chosen set is a classification set)")
-    with user_errors():
-        with st.spinner("Fitting the three forests..."):
-            maps, X_in = _maps(map_data, region, lifetime, n_trees, seed)
-        show_figure(cached_figure(figs.uncertainty_maps_figure, maps,
-                                  X_in if show_data else None),
-                    "uncertainty-maps",
-                    params={**(data_params(data.name) if map_data is data
-                               else {"data": map_data.name}),
-                            "region": region, "trees": n_trees, "lam": lifetime, "seed": seed})
+        "Three forests (Mondrian, RandomForest, ExtraTrees) are trained only on the points "
+        "inside the dashed box. Far outside it (at least one box side away), which of them "
+        "are *more uncertain* than at the nearest points of the box's border? (More "
+        f"uncertain: their spread there is more than {GROWTH_TOLERANCE:.0%} above.)",
+        options, answer,
+        f"Far outside against the border point on the same way out, in these maps: {ratios}. "
+        "The **Mondrian forest**: a test point far away branches off into a new, empty "
+        "leaf near the root of every tree, the farther the likelier and the higher up, so "
+        "its prediction falls back towards the prior and its standard deviation rises. "
+        "**RandomForest and ExtraTrees** split only where their training points are, so "
+        "their outer cells reach to infinity: beyond the box every point gets the "
+        "prediction, and the spread, of the border point it passes "
+        f"(\u00d71 up to rounding). (Far: at least {GROWTH_FAR:g} box side away; "
+        "the maps' standard deviations, averaged over those points.)"):
+    show_figure(cached_figure(figs.uncertainty_maps_figure, maps,
+                              X_in if show_data else None),
+                "uncertainty-maps",
+                params={**(data_params(data.name) if map_data is data
+                           else {"data": map_data.name}),
+                        "region": region, "trees": n_trees, "lam": lifetime, "seed": seed})
     st.caption(
         f"Regression on {which}, trained inside the dashed box; the map extends the data's "
         "box by half its width on every side. Shown: the standard deviation of the predicted "
         "function value (no observation noise), as in the slides' uncertainty comparison. "
         "Read each panel against itself: RandomForest's and ExtraTrees' stripes carry the "
-        "level at the data's border outwards unchanged, while the Mondrian forest darkens "
+        "level at the box's border outwards unchanged, while the Mondrian forest darkens "
         "with distance.")
 
 st.caption(
@@ -287,7 +370,11 @@ st.caption(
     "Lakshminarayanan, Roy and Teh (AISTATS 2016): node means follow a Brownian motion with "
     "increments linear in time (theirs: a sigmoid of time), which gives every leaf the prior "
     r"$\mathcal{N}(m, \sigma_w^2)$ and makes the average over where a test point branches off "
-    "exact (they approximate it). When a test point branches off above node $j$, the "
-    r"classifier gives the new node the tables $\min(c_{jk}, 1)$ of $j$'s children, as every "
-    "internal node of the Kneser-Ney model has, whereas the authors' code (`predict_class` in "
-    "balajiln/mondrianforest) gives it $j$'s own counts, which weighs $j$'s labels more.")
+    "exact (they approximate it). When a test point branches off above node $j$, a new node "
+    "is inserted above $j$ with children $j$ and an empty leaf; the classifier gives it the "
+    "counts every internal node of the Kneser-Ney model has, the tables of its children: "
+    r"$\mathrm{tab}_j$, i.e. $\min(c_{jk}, 1)$ of $j$ (the empty leaf adds none). The "
+    "authors' code gives the new node $j$'s own counts instead, which weighs $j$'s labels "
+    "more: GitHub balajiln/mondrianforest, `src/mondrianforest.py` (commit 50a1787), "
+    "`MondrianTree.predict_class`, where `pred_prob_tmp` is computed from "
+    "`self.cnt[node_id]`.")

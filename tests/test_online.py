@@ -156,3 +156,38 @@ def test_snapshot_counts_each_operation_of_its_batch():
                         np.zeros((4, 2)), np.array([NO_CHANGE, EXTEND, EXTEND, SPLIT_LEAF]))
     assert snap.operation_counts() == {"no change": 1, "extend a split's range": 2,
                                        "insert a split above": 0, "split a leaf": 1}
+
+
+def test_add_distractors_spans_the_real_ranges_and_is_seeded():
+    from mondrian_core.experiments.online import add_distractors
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(-1, 1, 400), rng.uniform(10, 14, 400)])
+    out = add_distractors(X, 3, random_state=1)
+    assert out.shape == (400, 5)
+    np.testing.assert_array_equal(out[:, :2], X)
+    for j, real in zip(range(2, 5), (0, 1, 0)):     # distractor j spans input j mod D
+        lo, hi = X[:, real].min(), X[:, real].max()
+        assert lo <= out[:, j].min() and out[:, j].max() <= hi
+        # uniform: 400 draws cover all but a few percent of the range at each end
+        assert out[:, j].min() < lo + 0.05 * (hi - lo) and out[:, j].max() > hi - 0.05 * (hi - lo)
+    np.testing.assert_array_equal(out, add_distractors(X, 3, random_state=1))
+    assert add_distractors(X, 0).shape == X.shape
+    with pytest.raises(InputError):
+        add_distractors(X, -1)
+
+
+def test_uncertainty_growth_compares_each_far_point_with_its_border_point():
+    from mondrian_core.experiments.online import UncertaintyMaps
+
+    g = np.linspace(0.0, 4.0, 41)
+    dist = np.maximum(g - 1.0, 0.0)                    # distance right of the box [0, 1]
+    flat = np.tile(np.where(g <= 1.0, 1.0, 2.0), (41, 1))   # constant beyond the border
+    rising = np.tile(1.0 + dist, (41, 1))              # grows with the distance
+    maps = UncertaintyMaps(g, g, {"flat": flat, "rising": rising}, {},
+                           np.array([[0.0, 0.0], [1.0, 4.0]]))
+    growth = maps.growth()
+    assert growth["flat"] == pytest.approx(1.0)
+    # far points: x >= 2 (one box side away); their border point is x = 1.1
+    assert growth["rising"] == pytest.approx(np.mean(1.0 + dist[g >= 2.0]) / 1.1)
+    assert maps.growing() == ["rising"]

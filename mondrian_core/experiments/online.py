@@ -30,7 +30,7 @@ from sklearn.ensemble import (
 )
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._validation import check_random_state
+from mondrian_core._validation import check_count, check_points, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.grids import plane_grid
 from mondrian_core.forest import (
@@ -113,16 +113,57 @@ class OnlineRun:
 
 
 def _snapshot(model, tree, batch, ops, n_nodes_before) -> TreeSnapshot:
+    """Tree ``tree`` seen in the plane of the first two inputs: leaf boxes' shadows and
+    the splits on those two inputs (splits on further inputs do not show in the plane)."""
     s = model.tree_structure(tree)
     leaf = s["is_leaf"]
-    boxes = np.stack([s["lower"][leaf], s["upper"][leaf]], axis=1)
-    inner = ~leaf
+    boxes = np.stack([s["lower"][leaf][:, :2], s["upper"][leaf][:, :2]], axis=1)
+    inner = ~leaf & (s["split_dim"] < 2)
     d, loc = s["split_dim"][inner], s["split_loc"][inner]
     lo, up = s["lower"][inner], s["upper"][inner]
     seg = np.where((d == 0)[:, None],
                    np.column_stack([loc, lo[:, 1], loc, up[:, 1]]),
                    np.column_stack([lo[:, 0], loc, up[:, 0], loc]))
-    return TreeSnapshot(boxes, seg, s["ids"][inner] >= n_nodes_before, batch, ops)
+    return TreeSnapshot(boxes, seg, s["ids"][inner] >= n_nodes_before, batch[:, :2], ops)
+
+
+def add_distractors(X, n_distractors, random_state=None, *, reference=None) -> np.ndarray:
+    """Append ``n_distractors`` irrelevant inputs, uniform and independent of everything.
+
+    Distractor ``j`` is uniform over the range of input ``j mod D`` of ``reference``
+    (default ``X``), so it is as wide as a real input and a Mondrian cuts it as often
+    (cut dimensions are drawn in proportion to the box's sides). The splits of a
+    Mondrian tree ignore the labels, so such inputs take cuts away from the real ones:
+    the slides' "catch" (Lakshminarayanan, Roy and Teh 2014, sec. 8).
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        Inputs.
+    n_distractors : int
+        Number of irrelevant inputs to append (>= 0).
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    reference : array-like of shape (M, D), optional
+        Whose ranges the distractors span (e.g. the training inputs, for a test set).
+
+    Returns
+    -------
+    ndarray of shape (N, D + n_distractors)
+        ``X`` with the distractors as its last columns.
+    """
+    X = check_points(X, "X")
+    k = check_count(n_distractors, "n_distractors", minimum=0, maximum=MAX_DISTRACTORS)
+    ref = X if reference is None else check_points(reference, "reference",
+                                                   n_features=X.shape[1])
+    lo, hi = ref.min(axis=0), ref.max(axis=0)
+    cols = np.arange(k) % X.shape[1]
+    u = check_random_state(random_state).random((X.shape[0], k))
+    return np.hstack([X, lo[cols] + u * (hi - lo)[cols]])
+
+
+#: Most irrelevant inputs :func:`online_run` adds.
+MAX_DISTRACTORS = 20
 
 
 def _baselines(task, n_estimators, seed):
@@ -140,7 +181,7 @@ def _score(task, y_true, y_pred):
 
 
 def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, lifetime=5.0,
-               random_state=None) -> OnlineRun:
+               n_distractors=0, random_state=None) -> OnlineRun:
     """Stream ``(X, y)`` in mini-batches into a Mondrian forest; compare with batch forests.
 
     RandomForest and ExtraTrees (``n_estimators`` trees each) are refitted on
@@ -162,6 +203,11 @@ def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, li
         Trees per forest.
     lifetime : float, default=5.0
         The Mondrian forest's lifetime (units of inverse ``X``).
+    n_distractors : int, default=0
+        Irrelevant uniform inputs appended to the training and test inputs
+        (:func:`add_distractors`, drawn from their own generator, so the same
+        ``random_state`` gives the same forests' randomness with and without them).
+        The snapshots show the plane of the two real inputs.
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
 
@@ -190,6 +236,10 @@ def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, li
         raise InputError(f"batch size must be between 1 and {len(X)}.")
     rng = check_random_state(random_state)
     seed = int(rng.integers(2**31 - 1))
+    if n_distractors:
+        noise = np.random.default_rng([seed, 1])  # apart from the forests' draws
+        X_test = add_distractors(X_test, n_distractors, noise, reference=X)
+        X = add_distractors(X, n_distractors, noise)
     if task == "classification":
         model = MondrianForestClassifier(n_estimators, lifetime, random_state=rng)
         classes = np.unique(np.concatenate([y, y_test]))
@@ -218,6 +268,21 @@ def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, li
                      "test accuracy" if task == "classification" else "test RMSE")
 
 
+def _edge_index(grid, index, lo, up):
+    """For grid indices ``index``: the index itself inside ``[lo, up]``, else the first
+    grid point beyond the nearer edge, on the same side as the point."""
+    above = np.searchsorted(grid, up, side="right")     # first grid point > up
+    below = np.searchsorted(grid, lo, side="left") - 1  # last grid point < lo
+    x = grid[index]
+    return np.where(x > up, above, np.where(x < lo, below, index))
+
+
+#: The uncertainty question's rule: a forest "grows more uncertain" far outside its
+#: training box when its mean spread there (at least one box side away) exceeds its mean
+#: spread at the nearest points of the box's border by more than 25%.
+GROWTH_FAR, GROWTH_TOLERANCE = 1.0, 0.25
+
+
 @dataclass(frozen=True)
 class UncertaintyMaps:
     """Predictive mean and spread of three forests on a grid (made by :func:`uncertainty_maps`).
@@ -239,6 +304,56 @@ class UncertaintyMaps:
     std: dict                     # method -> (G, G) standard deviation map
     mean: dict                    # method -> (G, G) predictive mean map
     train_box: np.ndarray         # (2, 2): lower, upper of the training region
+
+    def distance_from_box(self) -> np.ndarray:
+        """Each grid point's distance outside the training box, per axis in units of the
+        box's side, the largest over the axes (0 inside): shape (G, G) like the maps."""
+        lo, up = self.train_box
+        side = np.where(up > lo, up - lo, 1.0)
+        dx = np.maximum(np.maximum(lo[0] - self.grid_x, self.grid_x - up[0]), 0) / side[0]
+        dy = np.maximum(np.maximum(lo[1] - self.grid_y, self.grid_y - up[1]), 0) / side[1]
+        return np.maximum(dy[:, None], dx[None, :])
+
+    def growth(self, far=GROWTH_FAR) -> dict:
+        """Each method's spread far from the training box over its spread at the box's
+        border, point by point.
+
+        Each grid point at least ``far`` outside the box (:meth:`distance_from_box`) is
+        compared with the first grid point outside the box on its way there, moving along
+        each axis only as far as the box's edge (the grid point nearest to its clamped
+        coordinates, taken just outside the box): a forest whose outer cells reach to
+        infinity predicts the same at both.
+
+        Parameters
+        ----------
+        far : float, default=1.0
+            Grid points at least this far are "far outside".
+
+        Returns
+        -------
+        dict of str to float
+            Method -> mean std far outside / mean std at the matching border points.
+
+        Raises
+        ------
+        InputError
+            If the grid has no point that far outside the box.
+        """
+        far_out = self.distance_from_box() >= far
+        if not far_out.any():
+            raise InputError("the map has no grid point far outside the training box; train "
+                             "on a smaller region.")
+        iy, ix = np.nonzero(far_out)
+        lo, up = self.train_box
+        bx = _edge_index(self.grid_x, ix, lo[0], up[0])
+        by = _edge_index(self.grid_y, iy, lo[1], up[1])
+        return {k: float(v[iy, ix].mean() / max(v[by, bx].mean(), 1e-300))
+                for k, v in self.std.items()}
+
+    def growing(self, tolerance=GROWTH_TOLERANCE) -> list:
+        """The methods whose spread far outside is more than ``1 + tolerance`` times their
+        spread at the border (:meth:`growth`), in the maps' order."""
+        return [k for k, r in self.growth().items() if r > 1 + tolerance]
 
 
 def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, resolution=80,

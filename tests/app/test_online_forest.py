@@ -80,7 +80,7 @@ def test_next_moves_the_tour_and_a_widget_leaves_it():
 
 
 def test_every_tour_step_runs():
-    for n in range(1, 6):
+    for n in range(1, 7):
         at = run_page(PAGE, query={"tour": str(n)})
         assert_clean(at)
         assert at.query_params["tour"] == str(n)
@@ -90,13 +90,28 @@ def test_every_tour_step_runs():
 def test_prediction_reveals_the_uncertainty_maps():
     at = run_page(PAGE, query=SMALL)
     assert len(at.get("plotly_chart")) == N_CHARTS
-    at.radio(key="guess__far").set_value("More uncertain the farther away").run()
+    at.radio(key="guess__far").set_value("Only the Mondrian forest").run()
     at.button(key="reveal_button__far").click().run()
     assert_clean(at)
     charts = at.get("plotly_chart")
     assert len(charts) == N_CHARTS + 1
     assert "Standard deviation of the prediction" in charts[-1].proto.spec
-    assert any("Right." in m.value for m in at.markdown)
+    # the answer is computed from the maps: at these settings only the Mondrian forest grows
+    answer = next(m.value for m in at.markdown if "**Answer:" in m.value)
+    assert "Right." in answer and "RandomForest \u00d71.00" in answer
+
+
+def test_distractors_toggle_adds_features_and_reports_the_change():
+    at = run_page(PAGE, query=SMALL)
+    assert at.slider(key="k_irr").disabled
+    at.toggle(key="distract").set_value(True).run()
+    assert_clean(at)
+    assert at.query_params["distract"] == "1"
+    assert any("irrelevant features" in c.value and "\u2192" in c.value for c in at.caption)
+    at.slider(key="k_irr").set_value(2).run()
+    assert_clean(at)
+    assert at.query_params["k_irr"] == "2"
+    assert len(at.get("plotly_chart")) == N_CHARTS
 
 
 def test_a_too_slow_kernel_stream_is_a_warning_and_the_rest_runs():
