@@ -347,16 +347,16 @@ with st.expander("Where this page and the paper's Figure 10 part", expanded=with
         "$\\sigma^2$.) Switch on *SGD* and *leaf values* in the sidebar to see both.")
     VERDICTS = {"kernel": "kernel wider", "forest": "forest wider", "same": "about the same"}
     leaf = w.forest_leaf_values
-    rows = [("exact ridge", "normalised (this page)", w.kernel_weights, w.forest_weights),
-            ("exact ridge", "leaf values (paper's code)", w.kernel_weights, leaf)]
+    rows = [("exact ridge", "normalised (page)", w.kernel_weights, w.forest_weights),
+            ("exact ridge", "leaf values (paper)", w.kernel_weights, leaf)]
     if sgd is not None:
         sw = sgd.weights_at(lifetime)
-        rows += [("SGD (paper's training)", "normalised (this page)", sw, w.forest_weights),
-                 ("SGD (paper's training)", "leaf values (paper's code)", sw, leaf)]
+        rows += [("SGD (paper)", "normalised (page)", sw, w.forest_weights),
+                 ("SGD (paper)", "leaf values (paper)", sw, leaf)]
     st.markdown(f"**Whose weights spread wider at $\\lambda = {lifetime:.4g}$**, by this "
                 "page's rule, as each of the two differences is switched on:")
     st.dataframe(
-        [{"kernel trained by": a, "forest weights as": b, "kernel std": float(kw.std()),
+        [{"kernel fit": a, "forest weights": b, "kernel std": float(kw.std()),
           "forest std": float(fw.std()), "verdict": VERDICTS[spread_verdict(kw, fw)]}
          for a, b, kw, fw in rows],
         hide_index=True, column_config={"kernel std": st.column_config.NumberColumn(
