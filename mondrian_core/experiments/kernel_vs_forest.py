@@ -602,7 +602,7 @@ def sgd_epoch(Z, y, w, alpha, random_state=None) -> np.ndarray:
     w : array-like of shape (C,)
         The starting weights.
     alpha : float
-        scikit-learn's ``alpha`` (>= 0).
+        The ``alpha`` of scikit-learn (>= 0).
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         Seeds the shuffle.
 
@@ -647,7 +647,7 @@ class PaperSGDPath:
     n_epochs : ndarray of int, shape (L,)
         SGD epochs run up to each lifetime (one per cut).
     alpha : float
-        scikit-learn's ``alpha`` used.
+        The ``alpha`` of scikit-learn used.
     """
 
     lifetimes: np.ndarray
@@ -699,10 +699,10 @@ def paper_sgd_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=50,
     noise_variance, prior_variance : float, default=0.1 and 1.0
         Both positive; the exact fits' ridge penalty is their ratio.
     alpha : float, optional
-        scikit-learn's ``alpha``. Default ``ratio / N``: the same ridge objective as the
-        exact kernel fit, so only the optimisation differs. (The paper's code passes its
-        ridge ``delta`` itself, a penalty N times stronger; at its ``delta = 1e-4`` both
-        are small.)
+        The ``alpha`` of scikit-learn. Default ``ratio / N``: the same ridge objective as
+        the exact kernel fit, so only the optimisation differs. The paper's code passes
+        its ridge ``delta`` itself, a penalty N times stronger; at its ``delta = 1e-4``
+        both are small.
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         Seeds the trees (as :func:`kernel_vs_forest_path`) and the epochs' shuffles.
     progress : callable, optional

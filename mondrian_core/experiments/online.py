@@ -306,8 +306,15 @@ class UncertaintyMaps:
     train_box: np.ndarray         # (2, 2): lower, upper of the training region
 
     def distance_from_box(self) -> np.ndarray:
-        """Each grid point's distance outside the training box, per axis in units of the
-        box's side, the largest over the axes (0 inside): shape (G, G) like the maps."""
+        """Return each grid point's distance outside the training box.
+
+        Per axis in units of the box's side, the largest over the axes; 0 inside.
+
+        Returns
+        -------
+        ndarray of shape (G, G)
+            Distances, laid out like the maps.
+        """
         lo, up = self.train_box
         side = np.where(up > lo, up - lo, 1.0)
         dx = np.maximum(np.maximum(lo[0] - self.grid_x, self.grid_x - up[0]), 0) / side[0]
@@ -315,8 +322,7 @@ class UncertaintyMaps:
         return np.maximum(dy[:, None], dx[None, :])
 
     def growth(self, far=GROWTH_FAR) -> dict:
-        """Each method's spread far from the training box over its spread at the box's
-        border, point by point.
+        """Return each method's spread far from the training box over that at its border.
 
         Each grid point at least ``far`` outside the box (:meth:`distance_from_box`) is
         compared with the first grid point outside the box on its way there, moving along
@@ -351,8 +357,18 @@ class UncertaintyMaps:
                 for k, v in self.std.items()}
 
     def growing(self, tolerance=GROWTH_TOLERANCE) -> list:
-        """The methods whose spread far outside is more than ``1 + tolerance`` times their
-        spread at the border (:meth:`growth`), in the maps' order."""
+        """Return the methods that grow more uncertain far outside the training box.
+
+        Parameters
+        ----------
+        tolerance : float, default=0.25
+            A method grows when its :meth:`growth` exceeds ``1 + tolerance``.
+
+        Returns
+        -------
+        list of str
+            The methods, in the maps' order.
+        """
         return [k for k, r in self.growth().items() if r > 1 + tolerance]
 
 
