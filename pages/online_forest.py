@@ -8,8 +8,8 @@ Claims (checked by ``tests/claims/test_online_forest.py``, over 10 seeds where g
    the same trees.
 2. On a stream that arrives from left to right, mid-stream (the default batch) both the
    online kernel and the online forest are confident where points have arrived and
-   uncertain beyond them: their standard deviation right of the seen points is several
-   times that over the seen points.
+   uncertain beyond them: their standard deviation of f right of the seen points is above
+   twice the noise's, and below it on average over the seen points (10 seeds).
 3. Each batch extends the tree, never rebuilds it: at the default batch most new points
    change nothing or stretch a range, a few add splits (drawn thick), and every earlier
    split stays.
