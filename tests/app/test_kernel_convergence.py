@@ -16,9 +16,13 @@ def _specs(at) -> list[str]:
 def test_runs_with_defaults():
     at = run_page(PAGE, timeout=120)
     assert_clean(at)
-    # heat maps (main), slice, link and Figure 6; Figure 5 waits for the reveal
-    assert len(at.get("plotly_chart")) == 4
+    # heat maps (main), slice, link, uniform convergence and Figure 6; Figure 5 waits
+    # for the reveal
+    assert len(at.get("plotly_chart")) == 5
     assert "Mondrian, M = 50" in _specs(at)[0]
+    assert "Uniform convergence on the square" in _specs(at)[3]
+    # the expander's numbers follow the page's points: 7,140 pairs of N = 120
+    assert any("7,140 pairs" in m.value and "[-2, 2]" in m.value for m in at.markdown)
     # every control is in the sidebar
     keys = {s.key for s in at.sidebar.slider}
     assert keys >= {"n", "lam", "m", "m5", "r5", "lam6", "m6", "r6"}
@@ -40,7 +44,7 @@ def test_moves_every_widget():
     assert_clean(at)
     at.button(key="seed__new").click().run()
     assert_clean(at)
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("plotly_chart")) == 5
 
 
 def test_bad_link_value_falls_back():
