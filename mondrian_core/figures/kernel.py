@@ -323,9 +323,9 @@ def uniform_error_figure(curves, *, height=420) -> go.Figure:
     side = int(round(np.sqrt(curves.n_points)))
     fig.update_xaxes(title_text="Mondrian trees M")
     fig.update_yaxes(title_text="max |k_M − k| over the grid's pairs")
-    return styled(fig, title=(f"Uniform convergence on the square ({side} × {side} grid, "
-                              f"λ = {curves.lifetime:g}; mean ± s.d. of {errors.shape[0]} "
-                              "draws)"), height=height)
+    return styled(fig, title=(f"Uniform convergence: {side} × {side} grid, "
+                              f"λ = {curves.lifetime:g}, {errors.shape[0]} draws"),
+                  height=height)
 
 
 def ridge_rmse_figure(curves, *, dataset_name="", height=500) -> go.Figure:
