@@ -70,22 +70,21 @@ TOUR = Tour("lifetime-posterior", [
          r"posterior (red) sits on the truth. The warning below the chart says what to change.",
          {"trees": 10}),
     Step("Sweep further: the bias is real",
-         r"With 100 cells per tree the sweep reaches $\Lambda \approx 99$ and, at this seed, "
-         r"the $M = 10$ posterior settles around $\lambda \approx 30$, six times the truth. "
-         r"This is the finite-$M$ bias. " + WHY_BIAS,
+         r"With 100 cells per tree the sweep reaches $\Lambda \approx 99$ and the $M = 10$ "
+         r"posterior settles around $\lambda \approx 30$ (at this seed), six times the truth: "
+         r"the finite-$M$ bias. " + WHY_BIAS,
          {"trees": 10, "cells": 100}),
     Step("More trees: the bias shrinks",
          r"With $M = 100$ trees the Mondrian posterior moves most of the way down to the "
-         r"exact one, but at this seed its 90% interval still sits above $\lambda^* = 5$. "
+         r"exact one; at this seed its 90% interval still sits above $\lambda^* = 5$. "
          + BIAS_RATE,
          {"trees": 100}),
     Step(r"$M = 300$: close, and at this seed on the truth",
-         r"With $M = 300$ trees (the page's default) the blue and red posteriors overlap, the "
-         r"Mondrian one still a little above (means 5.8 and 5.2 at this seed). At this seed "
-         r"both 90% intervals (bars above the curves) contain $\lambda^* = 5$; the line under "
-         r"the chart says which do at any seed. That is partly luck: at seed "
-         rf"{D.MISSING_SEED} the $M = 300$ interval lies above the truth while the exact one "
-         r"holds it. 300 trees still leave some bias.",
+         r"With $M = 300$ trees (the default) the two posteriors overlap, the Mondrian one a "
+         r"little above (means 5.8 and 5.2). At this seed both 90% intervals (bars) hold "
+         rf"$\lambda^* = 5$; at seed {D.MISSING_SEED} the $M = 300$ one misses it while the "
+         r"exact one holds it: 300 trees leave some bias. The line under the chart says "
+         r"which hold.",
          {"trees": D.TREES}),
     Step("Less data, wider posteriors",
          r"With $N = 100$ points (60 to train on) both posteriors widen, since fewer points "

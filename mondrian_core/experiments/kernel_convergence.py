@@ -548,10 +548,25 @@ class FeatureVariances:
     n_pairs: int
 
     def rms_error(self, n_members) -> tuple[float, float]:
-        """Return the RMS error over pairs of an ``n_members`` average: (tree, Fourier).
+        """Return the RMS error over pairs of an ``n_members`` average.
 
         Each member is independent and unbiased, so the variance of the average is
         the member's divided by ``n_members``.
+
+        Parameters
+        ----------
+        n_members : int
+            Trees (or frequencies) averaged, at least 1.
+
+        Returns
+        -------
+        tuple of float
+            The RMS error of the tree average and of the Fourier average.
+
+        Raises
+        ------
+        InputError
+            If ``n_members`` is not a positive integer.
         """
         m = check_count(n_members, "n_members")
         return float(np.sqrt(self.tree / m)), float(np.sqrt(self.fourier / m))

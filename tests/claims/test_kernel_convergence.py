@@ -12,6 +12,7 @@ from scipy import stats
 from explorer_ui import defaults_kernel_convergence as D
 from mondrian_core import datasets as ds
 from mondrian_core._validation import check_random_state
+from mondrian_core.errors import InputError
 from mondrian_core.experiments.kernel_convergence import (
     METHODS,
     cumulative_kernels,
@@ -284,3 +285,14 @@ def test_the_expanders_variances_match_the_members_spread():
     se = gap.std(axis=0, ddof=1) / np.sqrt(gap.shape[0])
     assert (np.abs(gap.mean(axis=0)) <= T10 * se).all(), (gap.mean(axis=0), se)
     assert (formula[:, 1] >= 0.5).all() and (formula[:, 1] > 10 * formula[:, 0]).all()
+
+
+def test_the_new_recipes_say_what_to_change():
+    """feature_variances and uniform_error_curves refuse bad input with an InputError."""
+    for bad in (np.ones((2, 3)), 2 * np.eye(3), np.ones((1, 1))):
+        with pytest.raises(InputError):
+            feature_variances(bad)
+    with pytest.raises(InputError, match="n_grid"):
+        uniform_error_curves(D.LIFETIME, [1, 2], n_grid=1000)
+    with pytest.raises(InputError, match="n_draws"):
+        uniform_error_curves(D.LIFETIME, [1, 2], n_draws=1)

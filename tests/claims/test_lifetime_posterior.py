@@ -93,7 +93,11 @@ def _page_at_seed(seed, trees):
     """The page at a seed (it draws the data, the split and the Mondrians): the exact
     posterior (on the page's grid) and the Mondrian posteriors with these numbers of
     trees."""
-    data = ds.laplace_gp(D.DATA_N, 1, D.TRUE_LIFETIME, D.DATA_NOISE_STD, random_state=seed)
+    return _page_at_seed_n(seed, D.DATA_N, trees)
+
+
+def _page_at_seed_n(seed, n_points, trees):
+    data = ds.laplace_gp(n_points, 1, D.TRUE_LIFETIME, D.DATA_NOISE_STD, random_state=seed)
     train, val, _ = ds.train_val_test_split(data, (TRAIN_FRACTION, 0.2, 0.2), random_state=seed)
     T = terminal_lifetime(train.X, D.CELLS)
     prior = make_prior(D.PRIOR, low=D.prior_range(T)[0], high=D.prior_range(T)[1])
@@ -146,3 +150,13 @@ def test_at_another_seed_the_default_interval_misses_the_truth():
     e_lo, e_hi = exact.credible_interval(D.LEVEL)
     assert lo > D.TRUE_LIFETIME, lo
     assert e_lo <= D.TRUE_LIFETIME <= e_hi
+
+
+def test_tour_step_5_less_data_wider_posteriors(setup):
+    """Tour step 5 (seed 0, N = 100): the exact 90% interval is wider than at N = 500,
+    and the two posterior means differ by less than a tenth of that width."""
+    _, exact500, _ = setup
+    exact, mondrian = _page_at_seed_n(D.SEED, 100, (D.TREES,))
+    width = np.diff(exact.credible_interval(D.LEVEL))[0]
+    assert width > np.diff(exact500.credible_interval(D.LEVEL))[0]
+    assert abs(mondrian[D.TREES].mean - exact.mean) < width / 10

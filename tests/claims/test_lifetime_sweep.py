@@ -109,3 +109,18 @@ def test_figure8_sweep_finds_its_best_with_fewer_fits_than_the_retrained_searche
     assert binning.fits_to_reach(target) > 1
     # the searches did run their whole budget (the count is not a search cut short)
     assert fourier.lifetimes.size == binning.lifetimes.size == FIGURE8["max_evals"]
+
+
+def test_tour_step_4_at_this_seed_the_2d_best_lies_above_twice_the_truth():
+    """Tour step 4 (the 2-D draw, 1,000 points of which 600 train, 150 cells per tree,
+    seed 0): the sweep ends at 11.3, and its best lifetime lies above 2 lambda*, within
+    the last tenth of the swept range (the error is still falling near the end)."""
+    data = laplace_gp(1000, 2, TRUE_LIFETIME, DATA_NOISE_STD, random_state=SEED)
+    train, val, _ = train_val_test_split(data, (TRAIN_FRACTION, 0.2, 0.2), random_state=SEED)
+    terminal = float(f"{lifetime_for_cells(train.X, 150):.3g}")
+    path = lifetime_path(train.X, train.y, val.X, val.y, terminal_lifetime=terminal,
+                         n_trees=N_TREES, noise_variance=NOISE_VARIANCE,
+                         prior_variance=PRIOR_VARIANCE, random_state=SEED)
+    assert train.n_samples == 600 and terminal == 11.3
+    assert path.best_lifetime > 2 * TRUE_LIFETIME
+    assert path.best_lifetime > 0.9 * terminal
