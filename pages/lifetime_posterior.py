@@ -131,7 +131,8 @@ page_header(
     r"$\tau_c$ times the prior's mass of the interval (Supplement B). As $M \to \infty$ the "
     r"Mondrian kernel becomes the Laplace kernel $e^{-\lambda \lVert x - x' \rVert_1}$, "
     r"whose posterior over $\lambda$ is computed exactly here for comparison (one "
-    r"$N \times N$ Cholesky factorisation per grid lifetime). Predictions average the fits "
+    r"$N \times N$ Cholesky factorisation per grid lifetime; this reference is the app's "
+    r"addition, not in the paper). Predictions average the fits "
     r"at all lifetimes with the posterior weights.",
     tour=TOUR,
     sources=SOURCES,

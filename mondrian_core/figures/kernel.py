@@ -1,8 +1,8 @@
 """Figures of the kernel-convergence page (pure functions returning plotly figures).
 
 They mirror Balog et al. 2016, *The Mondrian Kernel*: the Laplace link
-(Section 3), Figure 5 (kernel error vs non-zero features) and Figure 6 (test
-RMSE vs non-zero features).
+(Section 3), Proposition 2 (uniform convergence, Section 3.2), Figure 5 (kernel
+error vs non-zero features) and Figure 6 (test RMSE vs non-zero features).
 """
 from __future__ import annotations
 

@@ -59,7 +59,9 @@ def test_the_default_sample_is_close_to_the_expectation():
     sample = sample_mondrian_process(*BOX, D.LIFETIME, D.SEED)
     spread = _counts(D.LIFETIME, 4).std(ddof=1)
     assert abs(sample.n_cells - expected_cells(*BOX, D.LIFETIME)) <= spread
+    assert sample.n_cells == 17  # the number step 2 quotes for this seed
     first = sample.cut_times[0]
+    assert f"{first:.2f}" == "0.06"  # step 1 quotes the first cut's time
     assert first < 0.5 < sample.cut_times[1]  # step 1: one cut at t = 0.5
     assert sample.cut_dims[0] == 0  # ... and it is vertical (it cuts the width)
 
