@@ -82,6 +82,25 @@ def use_tiny_figure8(monkeypatch) -> None:
     assert job.error is None, job.error
 
 
+def lifetime_sweep_default_path():
+    """The Lifetime sweep page's sweep at its defaults, computed with ``mondrian_core``
+    alone (the claim test checks it; the page's AppTest checks the page shows it): a 1-D
+    Laplace-GP draw (synthetic sets are not standardised by the page), its seeded
+    60/20/20 split, the rounded terminal lifetime."""
+    from explorer_ui import defaults_lifetime_sweep as D
+    from explorer_ui.data import SPLITS
+    from mondrian_core import laplace_gp, lifetime_path
+    from mondrian_core.sweep import lifetime_for_cells
+
+    data = laplace_gp(D.DATA_POINTS, 1, D.TRUE_LIFETIME, D.DATA_NOISE_STD,
+                      random_state=D.DATA_SEED)
+    train, val, _ = ds.train_val_test_split(data, SPLITS["validate"], random_state=D.SEED)
+    terminal = float(f"{lifetime_for_cells(train.X, D.CELLS):.3g}")
+    return lifetime_path(train.X, train.y, val.X, val.y, terminal_lifetime=terminal,
+                         n_trees=D.N_TREES, noise_variance=D.NOISE_VARIANCE,
+                         prior_variance=D.PRIOR_VARIANCE, random_state=D.SEED)
+
+
 # ================================================================ the app in a browser
 
 

@@ -593,8 +593,10 @@ def serpentine_order(X, n_strips=None) -> np.ndarray:
 
 
 def kernel_matrices(X, lifetime: float, n_trees: int, random_state=None):
-    """Return the Laplace kernel matrix, the Mondrian kernel matrix of ``n_trees`` trees
-    and an order that shows their local structure (the kernel-convergence page's heat maps).
+    """Return the Laplace and Mondrian kernel matrices of ``X`` and an order to show them.
+
+    The kernel-convergence page's heat maps: the Mondrian kernel of ``n_trees`` trees
+    beside its limit, in :func:`serpentine_order`.
 
     Parameters
     ----------

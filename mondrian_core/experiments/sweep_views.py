@@ -43,17 +43,23 @@ def fit_on_line(path, lifetime: float, X, n_grid: int = 400):
 
 @dataclass(frozen=True)
 class PlaneFit:
-    """The fit over a plane: ``z[i, j]`` is the prediction at ``(gx[j], gy[i])`` (a heat
-    map's layout), on the box ``[lower, upper]`` of the inputs.
+    """A lifetime path's fit over a grid of the plane.
 
-    Attributes
+    Made by :func:`fit_on_plane`; ``z[i, j]`` is the prediction at ``(gx[j], gy[i])``, a
+    heat map's layout.
+
+    Parameters
     ----------
-    gx, gy : ndarray of shape (n_grid,)
-        The axes.
+    gx : ndarray of shape (n_grid,)
+        The horizontal axis.
+    gy : ndarray of shape (n_grid,)
+        The vertical axis.
     z : ndarray of shape (n_grid, n_grid)
         The predictions.
-    lower, upper : ndarray of shape (2,)
-        The inputs' bounding box, which the grid spans.
+    lower : ndarray of shape (2,)
+        The lower corner of the inputs' bounding box, which the grid spans.
+    upper : ndarray of shape (2,)
+        Its upper corner.
     """
 
     gx: np.ndarray

@@ -4,7 +4,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.support import assert_clean, run_page, small
+from tests.support import assert_clean, lifetime_sweep_default_path, run_page, small
 
 PAGE = "pages/lifetime_sweep.py"
 SMALL = small(PAGE)
@@ -37,12 +37,10 @@ def test_default_run_and_lifetime_slider():
 
 def test_defaults_match_the_claim_test():
     """The page at its defaults shows the sweep the claim test checks (same best lifetime)."""
-    from tests.claims.test_lifetime_sweep import default_path
-
     at = run_page(PAGE)
     assert_clean(at)
     best = float(re.search(r"at \$\\lambda = ([0-9.e+-]+)\$\)", _status(at)).group(1))
-    expected = default_path().best_lifetime
+    expected = lifetime_sweep_default_path().best_lifetime
     assert np.isclose(best, float(f"{expected:.3g}"))
 
 

@@ -3,34 +3,9 @@
 import numpy as np
 import pytest
 
-from explorer_ui.defaults_lifetime_sweep import (
-    CELLS,
-    DATA_NOISE_STD,
-    DATA_POINTS,
-    DATA_SEED,
-    FIGURE8,
-    N_TREES,
-    NOISE_VARIANCE,
-    PRIOR_VARIANCE,
-    SEED,
-    TRUE_LIFETIME,
-)
-from explorer_ui.sweep import TRAIN_FRACTION
-from mondrian_core import laplace_gp, lifetime_path
-from mondrian_core.datasets import train_val_test_split
+from explorer_ui.defaults_lifetime_sweep import FIGURE8, N_TREES, TRUE_LIFETIME
 from mondrian_core.experiments.width_search import figure8_at_scale
-from mondrian_core.sweep import lifetime_for_cells
-
-
-def default_path():
-    """The page's sweep at its defaults: a 1-D Laplace-GP draw (synthetic sets are not
-    standardised by the page), its seeded 60/20/20 split, the rounded terminal lifetime."""
-    data = laplace_gp(DATA_POINTS, 1, TRUE_LIFETIME, DATA_NOISE_STD, random_state=DATA_SEED)
-    train, val, _ = train_val_test_split(data, (TRAIN_FRACTION, 0.2, 0.2), random_state=SEED)
-    terminal = float(f"{lifetime_for_cells(train.X, CELLS):.3g}")
-    return lifetime_path(train.X, train.y, val.X, val.y, terminal_lifetime=terminal,
-                         n_trees=N_TREES, noise_variance=NOISE_VARIANCE,
-                         prior_variance=PRIOR_VARIANCE, random_state=SEED)
+from tests.support import lifetime_sweep_default_path as default_path
 
 
 @pytest.fixture(scope="module")
