@@ -6,11 +6,11 @@ at the picker's own defaults; the rest is this page's choice.
 """
 from __future__ import annotations
 
-from explorer_ui.data import _SYNTHETIC  # the picker's (largest N, default N, noise) per source
+from explorer_ui.data import SYNTHETIC
 
 DATA_SOURCE = "gp1d"
-DATA_N = _SYNTHETIC[DATA_SOURCE][1]
-DATA_NOISE_STD = _SYNTHETIC[DATA_SOURCE][2]
+DATA_N = SYNTHETIC[DATA_SOURCE].n
+DATA_NOISE_STD = SYNTHETIC[DATA_SOURCE].noise
 #: The draw's lifetime (``data_source_picker(default_lifetime=...)``).
 TRUE_LIFETIME = 5.0
 SEED = 0

@@ -2,12 +2,14 @@
 test (tests/claims/test_lifetime_sweep.py). Constants only."""
 from __future__ import annotations
 
+from explorer_ui.data import SYNTHETIC
+
 # The page's data at its defaults: the data picker's first regression source, a 1-D
 # Laplace-GP draw (explorer_ui.data: 500 points, noise std 0.1, data seed 0) with the
 # true lifetime below; split 60/20/20 by the page's seed.
 DATA_SOURCE = "gp1d"
-DATA_POINTS = 500
-DATA_NOISE_STD = 0.1
+DATA_POINTS = SYNTHETIC[DATA_SOURCE].n
+DATA_NOISE_STD = SYNTHETIC[DATA_SOURCE].noise
 TRUE_LIFETIME = 5.0
 DATA_SEED = 0
 SEED = 0

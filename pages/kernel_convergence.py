@@ -28,6 +28,8 @@ import streamlit as st
 
 from explorer_ui import defaults_kernel_convergence as D
 from explorer_ui.cache import CACHE_TTL
+from explorer_ui.compute import cached_with_progress
+from explorer_ui.data import split
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sources import Source
@@ -46,10 +48,10 @@ from mondrian_core.experiments.kernel_convergence import (
     feature_counts,
     feature_variances,
     kernel_error_curves,
+    kernel_matrices,
     kernel_slice,
     laplace_link_pairs,
     ridge_rmse_curves,
-    serpentine_order,
     uniform_error_curves,
 )
 from mondrian_core.figures.kernel import (
@@ -60,7 +62,6 @@ from mondrian_core.figures.kernel import (
     ridge_rmse_figure,
     uniform_error_figure,
 )
-from mondrian_core.kernel import MondrianFeatures, laplace_kernel
 
 require_app_navigation()
 
@@ -132,69 +133,56 @@ SOURCES = [
 
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
-def points(n: int, seed: int) -> np.ndarray:
+def _points(n: int, seed: int) -> np.ndarray:
     return ds.uniform_box(n, random_state=seed).X
 
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner="Sampling the Mondrian trees…")
-def kernels(n: int, lifetime: float, n_trees: int, seed: int):
-    X = points(n, seed)
-    K_lap = laplace_kernel(X, lifetime=lifetime)
-    K_mon = MondrianFeatures(lifetime, n_trees,
-                             random_state=seed + D.SEED_OFFSET_TREES).fit(X).kernel(X)
-    return K_lap, K_mon, serpentine_order(X)
+def _kernels(n: int, lifetime: float, n_trees: int, seed: int):
+    return kernel_matrices(_points(n, seed), lifetime, n_trees,
+                           random_state=seed + D.SEED_OFFSET_TREES)
 
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
-def slice_data(lifetime: float, n_trees: int, seed: int):
+def _slice(lifetime: float, n_trees: int, seed: int):
     return kernel_slice(lifetime, feature_counts(n_trees), random_state=seed + 2)
 
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
-def link_data(n: int, lifetime: float, n_trees: int, seed: int):
-    return laplace_link_pairs(points(n, seed), lifetime, n_trees, n_pairs=400,
+def _link(n: int, lifetime: float, n_trees: int, seed: int):
+    return laplace_link_pairs(_points(n, seed), lifetime, n_trees, n_pairs=400,
                               random_state=seed + 3)
 
 
-def _progress_bar():
-    """A progress bar created inside the cached function (so cache replays stay valid)."""
-    bar = st.progress(0.0, text="Starting…")
-
-    def progress(fraction, text):
-        bar.progress(min(max(fraction, 0.0), 1.0), text=text)
-
-    return bar, progress
-
-
-@st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
-def figure5(n: int, lifetime: float, m_max: int, repeats: int, seed: int):
-    bar, progress = _progress_bar()
-    curves = kernel_error_curves(points(n, seed), lifetime, feature_counts(m_max), repeats,
-                                 random_state=seed + D.SEED_OFFSET_FIGURE5, progress=progress)
-    bar.empty()
-    return curves
+def _figure5(n: int, lifetime: float, m_max: int, repeats: int, seed: int):
+    return cached_with_progress(
+        ("kernel convergence: figure 5", n, lifetime, m_max, repeats, seed),
+        lambda progress: kernel_error_curves(
+            _points(n, seed), lifetime, feature_counts(m_max), repeats,
+            random_state=seed + D.SEED_OFFSET_FIGURE5, progress=progress),
+        "Starting…")
 
 
-@st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
-def figure6(name: str, lifetime: float, ridge: float, m_max: int, repeats: int, seed: int):
-    bar, progress = _progress_bar()
-    data = ds.load_bundled(name)
-    train, test = ds.train_val_test_split(data, (0.8, 0.2), random_state=seed)
-    curves = ridge_rmse_curves(train.X, train.y, test.X, test.y, lifetime, feature_counts(m_max),
-                               repeats, ridge=ridge, random_state=seed + D.SEED_OFFSET_FIGURE6,
-                               progress=progress)
-    bar.empty()
-    return curves
+def _figure6(name: str, lifetime: float, ridge: float, m_max: int, repeats: int, seed: int):
+    def compute(progress):
+        train, test = split(ds.load_bundled(name), "compare", seed)
+        return ridge_rmse_curves(train.X, train.y, test.X, test.y, lifetime,
+                                 feature_counts(m_max), repeats, ridge=ridge,
+                                 random_state=seed + D.SEED_OFFSET_FIGURE6, progress=progress)
+
+    return cached_with_progress(
+        ("kernel convergence: figure 6", name, lifetime, ridge, m_max, repeats, seed), compute,
+        "Starting…")
 
 
-@st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
-def uniform(lifetime: float, seed: int):
-    bar, progress = _progress_bar()
-    curves = uniform_error_curves(lifetime, feature_counts(D.UNIFORM_M_MAX), n_grid=D.GRID_SIDE,
-                                  n_draws=D.UNIFORM_DRAWS,
-                                  random_state=seed + D.SEED_OFFSET_UNIFORM, progress=progress)
-    bar.empty()
-    return curves
+def _uniform(lifetime: float, seed: int):
+    return cached_with_progress(
+        ("kernel convergence: proposition 2", lifetime, seed),
+        lambda progress: uniform_error_curves(
+            lifetime, feature_counts(D.UNIFORM_M_MAX), n_grid=D.GRID_SIDE,
+            n_draws=D.UNIFORM_DRAWS, random_state=seed + D.SEED_OFFSET_UNIFORM,
+            progress=progress),
+        "Starting…")
 
 
 page_header(
@@ -238,7 +226,7 @@ side.divider()
 seed = seed_control("seed", default=D.SEED, container=side)
 
 with user_errors():
-    K_lap, K_mon, order = kernels(n, lifetime, n_trees, seed)
+    K_lap, K_mon, order = _kernels(n, lifetime, n_trees, seed)
 
 show_figure(cached_figure(kernel_heatmaps_figure, K_lap, K_mon, order, lifetime=lifetime,
                           n_trees=n_trees),
@@ -251,7 +239,7 @@ st.caption(
 
 st.subheader("A slice through the kernel")
 with user_errors():
-    s, lap, est = slice_data(lifetime, n_trees, seed)
+    s, lap, est = _slice(lifetime, n_trees, seed)
     show_figure(cached_figure(kernel_slice_figure, s, lap, est, lifetime=lifetime), "kernel-slice",
                 params=dict(lam=lifetime, m=n_trees, seed=seed))
 st.caption(
@@ -262,7 +250,7 @@ st.caption(
 
 st.subheader("The Mondrian–Laplace link")
 with user_errors():
-    lap_v, frac, _ = link_data(n, lifetime, n_trees, seed)
+    lap_v, frac, _ = _link(n, lifetime, n_trees, seed)
     show_figure(cached_figure(laplace_link_figure, lap_v, frac, n_trees), "laplace-link",
                 params=dict(n=n, lam=lifetime, m=n_trees, seed=seed))
 st.caption(
@@ -273,7 +261,7 @@ st.caption(
 
 st.subheader("Uniform convergence (Proposition 2)")
 with user_errors():
-    curves_u = uniform(lifetime, seed)
+    curves_u = _uniform(lifetime, seed)
     show_figure(cached_figure(uniform_error_figure, curves_u), "uniform-convergence",
                 params=dict(lam=lifetime, grid=D.GRID_SIDE, draws=D.UNIFORM_DRAWS, seed=seed))
 _mean_u, _counts_u = curves_u.mean(METHODS[0]), curves_u.counts
@@ -301,7 +289,7 @@ if predict_then_reveal(
         "$\\sqrt{4} = 2$. On the chart the curves run parallel to the dotted "
         "$1/\\sqrt{M}$ line from about $M = 10$ (below it one pair's error can reach 1)."):
     with user_errors():
-        curves5 = figure5(n, lifetime, m_max5, rep5, seed)
+        curves5 = _figure5(n, lifetime, m_max5, rep5, seed)
         show_figure(cached_figure(kernel_error_figure, curves5), "kernel-error-vs-features",
                     params=dict(n=n, lam=lifetime, m=m_max5, reps=rep5, seed=seed))
     st.caption(
@@ -311,7 +299,7 @@ if predict_then_reveal(
         "$M$ frequencies (random Fourier features, all non-zero).")
 st.subheader("Regression error against non-zero features (Figure 6)")
 with user_errors():
-    curves6 = figure6(dset, lam6, float(ridge6), m_max6, rep6, seed)
+    curves6 = _figure6(dset, lam6, float(ridge6), m_max6, rep6, seed)
     show_figure(cached_figure(ridge_rmse_figure, curves6, dataset_name=dset),
                 "ridge-rmse-vs-features",
                 params=dict(data=dset, lam=lam6, ridge=ridge6, m=m_max6, reps=rep6, seed=seed))

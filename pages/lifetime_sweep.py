@@ -20,24 +20,17 @@ tests/claims/test_lifetime_sweep.py):
 """
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
-from sklearn.metrics import root_mean_squared_error
 
 from explorer_ui import defaults_lifetime_sweep as defaults
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sources import Source
 from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split
-from explorer_ui.sweep_page import (
-    figure8_job,
-    figure8_rows,
-    lifetime_picker,
-    poll_job,
-)
+from explorer_ui.sweep_page import figure8_at_scale_result, figure8_rows, sweep_lifetime_picker
 from explorer_ui.tour import Step, Tour, predict_then_reveal
 from explorer_ui.widgets import page_header, show_figure, user_errors
-from mondrian_core.experiments.grids import plane_grid
+from mondrian_core.experiments.sweep_views import fit_on_line, fit_on_plane, held_out_rmse
 from mondrian_core.figures.sweep import (
     error_vs_time,
     fitted_function_1d,
@@ -137,7 +130,7 @@ with user_errors():
 main_chart = st.empty()  # the error curve goes first, once the sweep is known
 with user_errors():
     path = run_sweep(train, val, key, settings, seed)
-lifetime = lifetime_picker(model_box, path)
+lifetime = sweep_lifetime_picker(model_box, path)
 seed_box.divider()
 
 c, best = path.index(lifetime), path.best_lifetime
@@ -164,19 +157,16 @@ D = train.X.shape[1]
 left, right = st.columns([3, 2]) if D > 2 else (st.container(), st.container())
 with left:
     if D == 1:
-        grid = np.linspace(train.X.min(), train.X.max(), 400)[:, None]
-        mean = path.predict(grid, lifetime)
+        grid, mean = fit_on_line(path, lifetime, train.X)
         show_figure(cached_figure(fitted_function_1d, grid, mean, train.X, train.y, val.X, val.y,
                                   title=f"Ridge fit at \u03bb = {lifetime:g}"),
                     "fit", params=params)
         st.caption("The posterior-mean (ridge) function at the slider's lifetime: piecewise "
                    "constant, an average of the trees' cell values.")
     elif D == 2:
-        lo_, hi_ = train.X.min(axis=0), train.X.max(axis=0)
-        gx, gy, G = plane_grid(lo_, hi_, 70)
-        Z = path.predict(G, lifetime).reshape(gy.size, gx.size)
-        segs = tree_cut_segments(path.trees, 0, lifetime, lo_, hi_)
-        show_figure(cached_figure(prediction_surface_2d, gx, gy, Z, train.X, segs,
+        plane = fit_on_plane(path, lifetime, train.X)
+        segs = tree_cut_segments(path.trees, 0, lifetime, plane.lower, plane.upper)
+        show_figure(cached_figure(prediction_surface_2d, plane.gx, plane.gy, plane.z, train.X, segs,
                                   title=f"Prediction at \u03bb = {lifetime:g} with tree 1's cuts"),
                     "surface", params=params)
         st.caption("Colour: the ridge prediction; black lines: the cuts of the first Mondrian "
@@ -197,7 +187,7 @@ with right:
         show_figure(cached_figure(n_features_vs_lifetime, path, lifetime), "features",
                     params=params)
 if test.n_samples:
-    test_rmse = root_mean_squared_error(test.y, path.predict(test.X, best))
+    test_rmse = held_out_rmse(path, best, test.X, test.y)
     st.caption(f"Held-out test RMSE at the best validation lifetime {best:.3g}: "
                f"**{test_rmse:.4f}**.")
 with st.expander("The data split"):
@@ -210,14 +200,15 @@ st.markdown(
     "they search by doubling/halving from $\\lambda = 1$, then bisection, with the same "
     f"$M = {defaults.FIGURE8['n_trees']}$ non-zero features per point as the sweep's Mondrians. The "
     "data are fixed (below), independent of the sidebar; computed once for the whole server.")
-job = figure8_job(defaults.FIGURE8)
-if not job.done.is_set():
-    poll_job(job, "Timing the sweep and the retrained searches (once per server, 1-2 minutes):")
+try:
+    fig8 = figure8_at_scale_result(
+        defaults.FIGURE8,
+        "Timing the sweep and the retrained searches (once per server, 1-2 minutes):")
+except Exception as error:  # noqa: BLE001 - shown, and the next visit tries again
+    st.error(f"Figure 8 could not be computed: {error}")
     st.stop()
-if job.error is not None:
-    st.error(f"Figure 8 could not be computed: {job.error}")
+if fig8 is None:  # still running: its progress bar is shown
     st.stop()
-fig8 = job.result
 show_figure(cached_figure(error_vs_time, fig8.traces), "figure8-error-vs-time",
             params={"data": "friedman1", "n": defaults.FIGURE8["n_points"], "M": defaults.FIGURE8["n_trees"],
                     "seed": defaults.FIGURE8["random_state"]})

@@ -61,6 +61,7 @@ __all__ = [
     "uniform_error_curves",
     "FeatureVariances",
     "feature_variances",
+    "kernel_matrices",
 ]
 
 #: The three feature maps, in the order of the paper's legends.
@@ -738,3 +739,34 @@ def serpentine_order(X, n_strips=None) -> np.ndarray:
                        n_strips - 1)
     second = np.where(strip % 2 == 0, X[:, 1], -X[:, 1])
     return np.lexsort((second, strip))
+
+
+def kernel_matrices(X, lifetime: float, n_trees: int, random_state=None):
+    """Return the Laplace and Mondrian kernel matrices of ``X`` and an order to show them.
+
+    The kernel-convergence page's heat maps: the Mondrian kernel of ``n_trees`` trees
+    beside its limit, in :func:`serpentine_order`.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points.
+    lifetime : float
+        The lifetime, the Laplace kernel's inverse width.
+    n_trees : int
+        Mondrian trees averaged by the Mondrian kernel.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        Seeds the Mondrian trees.
+
+    Returns
+    -------
+    laplace : ndarray of shape (N, N)
+        ``exp(-lifetime ||x - x'||_1)``.
+    mondrian : ndarray of shape (N, N)
+        The fraction of the trees that put each pair in one cell.
+    order : ndarray of int, shape (N,)
+        :func:`serpentine_order` of the points.
+    """
+    laplace = laplace_kernel(X, lifetime=lifetime)
+    mondrian = MondrianFeatures(lifetime, n_trees, random_state=random_state).fit(X).kernel(X)
+    return laplace, mondrian, serpentine_order(X)

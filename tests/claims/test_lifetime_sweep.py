@@ -3,12 +3,10 @@
 import numpy as np
 import pytest
 
+from explorer_ui.data import SPLITS
 from explorer_ui.defaults_lifetime_sweep import (
     BEST_LIFETIME_RANGE,
-    CELLS,
     DATA_NOISE_STD,
-    DATA_POINTS,
-    DATA_SEED,
     FIGURE8,
     MEASURED_SEEDS,
     N_TREES,
@@ -17,24 +15,11 @@ from explorer_ui.defaults_lifetime_sweep import (
     SEED,
     TRUE_LIFETIME,
 )
-from explorer_ui.sweep import TRAIN_FRACTION
 from mondrian_core import laplace_gp, lifetime_path
 from mondrian_core.datasets import train_val_test_split
 from mondrian_core.experiments.width_search import figure8_at_scale
 from mondrian_core.sweep import lifetime_for_cells
-
-
-def default_path(seed=SEED):
-    """The page's sweep at its defaults: a 1-D Laplace-GP draw (synthetic sets are not
-    standardised by the page), its seeded 60/20/20 split, the rounded terminal lifetime.
-    The page's one seed draws the data, the split and the Mondrians."""
-    data_seed = DATA_SEED if seed == SEED else seed
-    data = laplace_gp(DATA_POINTS, 1, TRUE_LIFETIME, DATA_NOISE_STD, random_state=data_seed)
-    train, val, _ = train_val_test_split(data, (TRAIN_FRACTION, 0.2, 0.2), random_state=seed)
-    terminal = float(f"{lifetime_for_cells(train.X, CELLS):.3g}")
-    return lifetime_path(train.X, train.y, val.X, val.y, terminal_lifetime=terminal,
-                         n_trees=N_TREES, noise_variance=NOISE_VARIANCE,
-                         prior_variance=PRIOR_VARIANCE, random_state=seed)
+from tests.support import lifetime_sweep_default_path as default_path
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +101,7 @@ def test_tour_step_4_at_this_seed_the_2d_best_lies_above_twice_the_truth():
     seed 0): the sweep ends at 11.3, and its best lifetime lies above 2 lambda*, within
     the last tenth of the swept range (the error is still falling near the end)."""
     data = laplace_gp(1000, 2, TRUE_LIFETIME, DATA_NOISE_STD, random_state=SEED)
-    train, val, _ = train_val_test_split(data, (TRAIN_FRACTION, 0.2, 0.2), random_state=SEED)
+    train, val, _ = train_val_test_split(data, SPLITS["validate"], random_state=SEED)
     terminal = float(f"{lifetime_for_cells(train.X, 150):.3g}")
     path = lifetime_path(train.X, train.y, val.X, val.y, terminal_lifetime=terminal,
                          n_trees=N_TREES, noise_variance=NOISE_VARIANCE,
