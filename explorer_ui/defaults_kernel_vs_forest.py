@@ -7,8 +7,10 @@ lifetimes and a lower best error, and the two meet at the largest lifetime.
 ``tests/claims/test_kernel_vs_forest.py`` checks it over 10 seeds with ``mondrian_core``
 directly.
 """
+from explorer_ui.data import SPLITS
+
 DATA = "diabetes"          #: bundled data set; features and target standardised
-TRAIN_FRACTION = 0.7       #: train / test split (the rest is the test set)
+TRAIN_FRACTION = SPLITS["test"][0]  #: train / test split (the rest is the test set)
 N_TREES = 30               #: Mondrian trees M
 LARGEST_LIFETIME = 2.0     #: the curve's largest lifetime (standardised inputs)
 N_LIFETIMES = 16           #: lifetimes on the curve (log-spaced over a 300-fold range)
