@@ -1,8 +1,8 @@
 """Mondrian forests: batch and online training, smoothing, predictive uncertainty.
 
-A Mondrian tree over data (Lakshminarayanan, Roy and Teh, 2014; slides
-``papers/002``) is a Mondrian process restricted to the bounding boxes of the
-points in each node: a node with box ``[lower, upper]`` born at time ``birth``
+A Mondrian tree over data (Lakshminarayanan, Roy and Teh 2014, Section 3; Lakshminarayanan,
+"Mondrian Forests", talk slides with Roy and Teh) is a Mondrian process restricted to
+the bounding boxes of the points in each node: a node with box ``[lower, upper]`` born at time ``birth``
 is cut at ``birth + Exp(sum(upper - lower))`` (if before the lifetime), in a
 dimension chosen proportionally to the side lengths, uniformly within the box.
 
@@ -75,9 +75,10 @@ References
 ----------
 Lakshminarayanan, Roy and Teh, "Mondrian forests: efficient online random
 forests", NIPS 2014, and "Mondrian forests for large-scale regression when
-uncertainty matters", AISTATS 2016; slides in ``papers/002``.
+uncertainty matters", AISTATS 2016; B. Lakshminarayanan, "Mondrian Forests" (talk slides
+with D. M. Roy and Y. W. Teh: online training, hierarchical smoothing, uncertainty).
 Balog, Lakshminarayanan, Ghahramani, Roy and Teh, "The Mondrian Kernel",
-UAI 2016, section 6 and Proposition 5 (``papers/000``, ``papers/001``).
+UAI 2016, Section 6 and Proposition 5 (main text and supplementary material).
 """
 from __future__ import annotations
 
@@ -537,8 +538,8 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
     """Mondrian forest classification, batch or online, with hierarchical smoothing.
 
     Each tree predicts with the hierarchical normalized stable process prior
-    and its interpolated Kneser-Ney approximation (slides ``papers/002``,
-    "Interpolated Kneser-Ney smoothing"; Lakshminarayanan et al. 2014): at a
+    and its interpolated Kneser-Ney approximation (Lakshminarayanan's "Mondrian
+    Forests" slides, "Interpolated Kneser-Ney smoothing"; Lakshminarayanan et al. 2014): at a
     node ``j`` with label counts ``c_j`` (leaf: points; internal node: number of
     children holding each label), ``tab_jk = min(c_jk, 1)`` and discount
     ``d_j = exp(-discount_rate * (t_j - t_parent(j)))``,

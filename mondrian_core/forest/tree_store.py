@@ -1,9 +1,10 @@
 """The Mondrian trees of a forest as one store, grown online by the conditional Mondrian.
 
 :class:`TreeStore` keeps every tree's nodes (boxes, birth and split times, splits,
-per-node statistics) in flat NumPy arrays and extends them by the conditional
-Mondrian (``MTx`` of the Mondrian forests slides, ``papers/002``): a few points one
-by one, larger batches all at once, level by level over all trees; :func:`walk` runs
+per-node statistics) in flat NumPy arrays and extends them by the conditional Mondrian
+(``MTx`` of Lakshminarayanan's "Mondrian Forests" slides; Lakshminarayanan, Roy and Teh
+2014, Section 3 and Algorithm 3): a few points one by one, larger batches all at once,
+level by level over all trees; :func:`walk` runs
 points down all trees at once for prediction with hierarchical smoothing and the
 branch-off probabilities.
 """
