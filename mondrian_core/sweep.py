@@ -514,6 +514,23 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     ----------
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     sec. 4.2.1 and Supplement B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import lifetime_path
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(80, 2))
+    >>> y = np.sin(4 * X[:, 0]) + 0.1 * rng.standard_normal(80)
+    >>> path = lifetime_path(X[:60], y[:60], X[60:], y[60:], terminal_lifetime=6.0,
+    ...                      n_trees=10, random_state=0)
+    >>> bool(path.lifetimes[0] == 0.0 and path.lifetimes[-1] < 6.0)
+    True
+    >>> path.predict(X[60:], path.best_lifetime).shape
+    (20,)
+    >>> longer = path.partial_fit(X[:5] + 0.01, y[:5], random_state=1)  # online
+    >>> longer.y_train.size
+    65
     """
     from mondrian_core.trees import sample_mondrian_trees
 

@@ -408,6 +408,18 @@ class MondrianTrees:
         ----------
         Roy and Teh (2009), "The Mondrian Process". Lakshminarayanan, Roy and Teh
         (2014), "Mondrian Forests: Efficient Online Random Forests".
+
+        Examples
+        --------
+        >>> from mondrian_core import sample_mondrian_trees, two_moons
+        >>> trees = sample_mondrian_trees(two_moons(n=50, random_state=0).X, n_trees=5,
+        ...                               lifetime=4.0, random_state=0)
+        >>> nodes, branched = trees.apply(trees.X_fit[:3], random_state=0)  # fitted: own leaves
+        >>> bool((nodes == trees.leaf_of_point[:, :3]).all()), bool(branched.any())
+        (True, False)
+        >>> nodes, branched = trees.apply([[5.0, 5.0]], random_state=0)  # far away: a cell of its own
+        >>> bool(branched.all())
+        True
         """
         X_new = check_points(X_new, "X_new", n_features=self.n_features_in)
         time = self._check_time(time)
@@ -570,6 +582,17 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
     Roy and Teh (2009), "The Mondrian Process". Balog, Lakshminarayanan, Ghahramani,
     Roy and Teh (2016), "The Mondrian Kernel", sec. 3. Lakshminarayanan, Roy and Teh
     (2014), "Mondrian Forests: Efficient Online Random Forests".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import sample_mondrian_trees
+    >>> X = np.random.default_rng(0).uniform(size=(50, 2))
+    >>> trees = sample_mondrian_trees(X, n_trees=5, lifetime=4.0, random_state=0)
+    >>> trees.nodes_at(2.0).shape  # each point's cell at lifetime 2, per tree
+    (5, 50)
+    >>> bool((trees.n_cells(2.0) <= trees.n_cells()).all())
+    True
     """
     X = check_points(X)
     n_trees = check_count(n_trees, "n_trees")
