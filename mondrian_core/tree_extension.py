@@ -15,16 +15,21 @@ Three readings of it, each used by one caller:
 * :func:`place_points` records each point's whole path and branch-off time, for every
   lifetime at once (the lifetime sweep's validation and predictions);
 * :func:`joint_draw` extends all new rows by one joint draw, level by level over all
-  trees, optionally recording the new nodes (:meth:`MondrianTrees.extend_jointly
-  <mondrian_core.trees.MondrianTrees.extend_jointly>` and :meth:`MondrianTrees.extended
-  <mondrian_core.trees.MondrianTrees.extended>`).
+  trees, optionally recording the new nodes through a :class:`Builder`: the one
+  conditional Mondrian on a batch, behind :meth:`MondrianTrees.extend_jointly
+  <mondrian_core.trees.MondrianTrees.extend_jointly>`, :meth:`MondrianTrees.extended
+  <mondrian_core.trees.MondrianTrees.extended>` (the kernel's and the sweep's online
+  trees, :class:`TreesBuilder`) and the online forest's
+  :meth:`TreeStore.extend <mondrian_core.forest.tree_store.TreeStore.extend>` (its own
+  builder).
 
-The functions read the fields of a :class:`~mondrian_core.trees.MondrianTrees` and do not
-import that module (it imports them).
+The functions read the node fields of a :class:`~mondrian_core.trees.MondrianTrees` (or a
+store with the same fields) and do not import that module (it imports them).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -74,48 +79,130 @@ def fitted_index(trees, X_new: np.ndarray) -> np.ndarray:
     return np.where(same, cand, -1)
 
 
-def joint_draw(trees, X_new, time, rng, build=False):
-    """The rounds of :meth:`MondrianTrees.extend_jointly` (arguments checked).
+class JointDraw(NamedTuple):
+    """What one joint conditional Mondrian draw did to each (tree, row), flat over
+    ``tree * n + row`` (rows left out of the draw keep ``-1`` everywhere).
 
-    Returns ``(nodes, groups, builder)``, flat over (tree, row): the fitted node
-    holding each row (or -1), the label of the new cell holding it (or -1), and with
-    ``build`` the :class:`Builder` that recorded every node the draw creates.
+    ``node``: the fitted node holding the row at the horizon, or -1 (in a new cell);
+    ``cell``: the label of its new cell, or -1; ``leaf``: with a builder, the recorded
+    node of that new cell; ``left_at``: the fitted node above which the row's group was
+    cut off from the fitted points, or -1; ``new_root``: with a builder, the new node
+    that cut made for the leaving rows (one per cut), or -1.
     """
-    m, n = trees.n_trees, X_new.shape[0]
-    lower, upper = trees.lower, trees.upper
-    node_out = np.full(m * n, -1, dtype=np.int64)
-    fresh_out = np.full(m * n, -1, dtype=np.int64)  # group label of a new cell
-    # Rows equal to fitted points are already placed (they lie in every box on their
-    # path and never open a gap); leaving them out of the draw also makes the other
-    # rows' placement the same whether or not fitted points are stacked with them.
-    fitted_row = fitted_index(trees, X_new)
-    is_fit = fitted_row >= 0
-    if is_fit.any():
-        node_out.reshape(m, n)[:, is_fit] = trees.nodes_at(time)[:, fitted_row[is_fit]]
-    # entries: one per (tree, new row); groups: rows reaching one node together
-    ent = np.flatnonzero(np.tile(~is_fit, m))
-    ent_group = ent // n
-    g_node = trees.roots.astype(np.int64).copy()
-    g_birth = np.zeros(m)
-    builder = Builder(trees) if build else None
-    if builder is not None:
-        builder.leaf_of = np.full(m * n, -1, dtype=np.int64)
-    g_cur = g_node.copy()  # with build: the group's node in the grown tree
-    while ent.size:
-        order = np.argsort(ent_group, kind="stable")
-        ent, ent_group = ent[order], ent_group[order]
-        x = X_new[ent % n]
-        starts = np.flatnonzero(np.r_[True, ent_group[1:] != ent_group[:-1]])
-        gid = ent_group[starts]  # the live groups, in order
-        node, birth = g_node[gid], g_birth[gid]
+
+    node: np.ndarray
+    cell: np.ndarray
+    leaf: np.ndarray
+    left_at: np.ndarray
+    new_root: np.ndarray
+
+
+def joint_draw(nodes, X_new, time, rng, builder=None, entries=None) -> JointDraw:
+    """One joint conditional Mondrian draw of the rows of ``X_new`` in fitted trees.
+
+    The conditional Mondrian on a batch, shared by :meth:`MondrianTrees.extend_jointly
+    <mondrian_core.trees.MondrianTrees.extend_jointly>` (read at ``time``),
+    :meth:`MondrianTrees.extended <mondrian_core.trees.MondrianTrees.extended>` and the
+    online forest's :meth:`TreeStore.extend <mondrian_core.forest.tree_store.TreeStore.extend>`
+    (both at the terminal lifetime, recording the new nodes through ``builder``).
+
+    The rows that reach node ``j`` (fitted box ``B``, alive from ``birth``) are handled
+    together. Cuts of the enlarged box ``bbox(B + rows)`` that miss ``B`` happen at rate
+    equal to the linear dimension of the gap between the two boxes (Poisson thinning of
+    the Mondrian's cut proposals); if the first comes before ``min(split_time[j], time)``
+    it is placed in a dimension proportional to the gap's side and uniformly in the gap,
+    the rows beyond it leave as a group of their own (a fresh Mondrian of those rows
+    from that time on, which cuts its own bounding box), and the rest go on at ``j``
+    from the cut's time (memorylessness). Otherwise the rows follow ``j``'s cut to its
+    children, or stay in ``j`` if it is not cut by ``time``. All trees and groups
+    advance together, one round per level (Roy and Teh 2009; Lakshminarayanan, Roy and
+    Teh 2014, Algorithm 3, in batch form).
+
+    Parameters
+    ----------
+    nodes : MondrianTrees or TreeStore
+        The fitted nodes: ``n_trees``, ``roots`` and per node ``lower``, ``upper`` (the
+        box of its fitted points), ``split_time``, ``split_dim``, ``split_loc``,
+        ``left``, ``right``. They are only read (a builder writes its own arrays).
+    X_new : ndarray of shape (n, D)
+        The rows.
+    time : float
+        The horizon: fitted nodes cut after it are final, new cuts come before it.
+    rng : numpy.random.Generator
+        The randomness (one exponential per group and round, one uniform per new cut).
+    builder : Builder, optional
+        Records every node the draw creates (see :class:`Builder`).
+    entries : ndarray of int, optional
+        The flat ``tree * n + row`` entries to draw; default all.
+
+    Returns
+    -------
+    JointDraw
+        Where each (tree, row) ended up.
+    """
+    draw = _JointRounds(nodes, X_new, time, rng, builder, entries)
+    while draw.ent.size:
+        draw.round()
+    return JointDraw(draw.node_out, draw.fresh_out, draw.leaf_out, draw.left_at, draw.new_root)
+
+
+class _JointRounds:
+    """The state of :func:`joint_draw` between rounds.
+
+    ``ent`` are the live (tree, row) entries and ``ent_group`` their groups; a group
+    ``g`` is at fitted node ``g_node[g]`` (-1: a fresh group, in a new cell) since
+    ``g_birth[g]``, and with a builder at recorded node ``g_cur[g]``.
+    """
+
+    def __init__(self, nodes, X_new, time, rng, builder, entries):
+        self.nodes, self.X, self.time, self.rng, self.builder = nodes, X_new, time, rng, builder
+        m, n = nodes.n_trees, X_new.shape[0]
+        self.n = n
+        self.lower, self.upper = nodes.lower, nodes.upper
+        self.node_out, self.fresh_out, self.leaf_out, self.left_at, self.new_root = (
+            np.full(m * n, -1, dtype=np.int64) for _ in range(5))
+        self.ent = np.arange(m * n) if entries is None else np.asarray(entries, dtype=np.int64)
+        self.ent_group = self.ent // n
+        self.g_node = np.asarray(nodes.roots).astype(np.int64).copy()
+        self.g_birth = np.zeros(m)
+        self.g_cur = self.g_node.copy()
+
+    def round(self):
+        """Advance every live group by one level (or one new cut)."""
+        order = np.argsort(self.ent_group, kind="stable")
+        self.ent, self.ent_group = self.ent[order], self.ent_group[order]
+        x = self.X[self.ent % self.n]
+        starts = np.flatnonzero(np.r_[True, self.ent_group[1:] != self.ent_group[:-1]])
+        gid = self.ent_group[starts]  # the live groups, in order
+        node, birth = self.g_node[gid], self.g_birth[gid]
         nlo = np.minimum.reduceat(x, starts, axis=0)
         nhi = np.maximum.reduceat(x, starts, axis=0)
         fitted = node >= 0
         safe = np.where(fitted, node, 0)
-        flo = np.where(fitted[:, None], lower[safe], nlo)
-        fhi = np.where(fitted[:, None], upper[safe], nhi)
-        # fitted groups: the gap between the node's box and the enlarged box;
-        # fresh groups: their own bounding box (nothing to stay attached to)
+        gap_lo, gap_hi, flo, fhi = self._gaps(fitted, safe, nlo, nhi)
+        gap = gap_lo + gap_hi
+        rate = gap.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            wait = np.where(rate > 0, self.rng.standard_exponential(gid.size) / rate, np.inf)
+        split_time = self.nodes.split_time[safe]
+        cut_new = birth + wait < np.where(fitted, np.minimum(split_time, self.time), self.time)
+        g_of_ent = np.repeat(np.arange(gid.size), np.diff(np.r_[starts, self.ent.size]))
+        # 1. a new cut: which rows leave (and, with a builder, the new nodes)
+        leave, far = self._new_cuts(x, gid, node, fitted, birth, wait, cut_new, g_of_ent,
+                                    gap, gap_lo, flo, fhi, nlo)
+        # 2. no new cut, node cut by `time`: follow its cut to the children
+        follow = ~cut_new & fitted & (split_time <= self.time)
+        # 3. no new cut, otherwise: the rows' cell at `time` is final
+        done = (~cut_new & ~follow)[g_of_ent]
+        self._finish(done, fitted, node, gid, g_of_ent)
+        self._regroup(x, node, gid, g_of_ent, leave, far, follow[g_of_ent])
+        self.ent, self.ent_group = self.ent[~done], self.ent_group[~done]
+
+    def _gaps(self, fitted, safe, nlo, nhi):
+        """Per group: the gap below and above the fitted box (a fresh group: its own
+        bounding box as the gap above) and the fitted box."""
+        flo = np.where(fitted[:, None], self.lower[safe], nlo)
+        fhi = np.where(fitted[:, None], self.upper[safe], nhi)
         # (capped at 1e300: a point ~1e308 away would make the sums overflow; such a
         # gap is cut at once either way, and a cut inside the capped part still
         # separates the far rows)
@@ -124,118 +211,105 @@ def joint_draw(trees, X_new, time, rng, build=False):
                                 1e300)
             gap_hi = np.minimum(np.where(fitted[:, None], np.maximum(fhi, nhi) - fhi,
                                          nhi - nlo), 1e300)
-        gap = gap_lo + gap_hi
-        rate = gap.sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            wait = np.where(rate > 0, rng.standard_exponential(gid.size) / rate, np.inf)
-        horizon = np.where(fitted, np.minimum(trees.split_time[safe], time), time)
-        cut_new = birth + wait < horizon
+        return gap_lo, gap_hi, flo, fhi
 
-        g_of_ent = np.repeat(np.arange(gid.size), np.diff(np.r_[starts, ent.size]))
-        # 1. a new cut: dimension proportional to the gap's side, uniform in the gap
+    def _new_cuts(self, x, gid, node, fitted, birth, wait, cut_new, g_of_ent, gap, gap_lo,
+                  flo, fhi, nlo):
+        """Place the new cuts (dimension proportional to the gap's side, uniform in the
+        gap); return the entries that leave and, with a builder, each group's far node."""
+        leave = np.zeros(self.ent.size, dtype=bool)
         k = np.flatnonzero(cut_new)
-        side = np.zeros(ent.size, dtype=np.int8)  # 0 stays, 1 leaves as a fresh group
-        if k.size:
-            cs = np.cumsum(gap[k], axis=1)
-            u = rng.random(k.size) * cs[:, -1]
-            d = np.minimum((cs <= u[:, None]).sum(axis=1), gap.shape[1] - 1)
-            u = u - np.where(d > 0, cs[np.arange(k.size), d - 1], 0.0)
-            glo = gap_lo[k, d]
-            fit_k = fitted[k]
-            # fitted: lower gap [nlo, flo) if u < glo, else upper gap (fhi, nhi];
-            # fresh: anywhere in the box [nlo, nhi]
-            below = fit_k & (u < glo)
-            loc = np.where(fit_k, np.where(below, flo[k, d] - glo + u, fhi[k, d] + u - glo),
-                           nlo[k, d] + u)
-            kk = np.full(gid.size, -1)
-            kk[k] = np.arange(k.size)
-            sel = cut_new[g_of_ent]
-            j = kk[g_of_ent[sel]]
-            xd = x[sel, d[j]]
-            leave = np.where(fitted[k][j], np.where(below[j], xd <= loc[j], xd > loc[j]),
-                             xd > loc[j])
-            side[np.flatnonzero(sel)[leave]] = 1
-            g_birth[gid[k]] = birth[k] + wait[k]
-            if builder is not None:
-                far, stay = builder.cut(g_cur[gid[k]], fit_k, birth[k], birth[k] + wait[k],
-                                        d, loc, below)
-                g_cur[gid[k]] = stay
-        # 2. no new cut, node cut by `time`: follow its cut to the children
-        follow = ~cut_new & fitted & (trees.split_time[safe] <= time)
-        # 3. no new cut, otherwise: the rows' cell at `time` is final
-        final = ~cut_new & ~follow
-        ge = g_of_ent
-        done = final[ge]
+        if not k.size:
+            return leave, None
+        cs = np.cumsum(gap[k], axis=1)
+        u = self.rng.random(k.size) * cs[:, -1]
+        d = np.minimum((cs <= u[:, None]).sum(axis=1), gap.shape[1] - 1)
+        u = u - np.where(d > 0, cs[np.arange(k.size), d - 1], 0.0)
+        glo = gap_lo[k, d]
+        fit_k = fitted[k]
+        # fitted: lower gap [nlo, flo) if u < glo, else upper gap (fhi, nhi];
+        # fresh: anywhere in the box [nlo, nhi]
+        below = fit_k & (u < glo)
+        loc = np.where(fit_k, np.where(below, flo[k, d] - glo + u, fhi[k, d] + u - glo),
+                       nlo[k, d] + u)
+        kk = np.full(gid.size, -1)
+        kk[k] = np.arange(k.size)
+        sel = cut_new[g_of_ent]
+        j = kk[g_of_ent[sel]]
+        xd = x[sel, d[j]]
+        leave[np.flatnonzero(sel)] = np.where(
+            fit_k[j], np.where(below[j], xd <= loc[j], xd > loc[j]), xd > loc[j])
+        tau = birth[k] + wait[k]
+        self.g_birth[gid[k]] = tau
+        far = None
+        if self.builder is not None:
+            far_k, stay = self.builder.cut(self.g_cur[gid[k]], fit_k, birth[k], tau, d, loc,
+                                           below)
+            self.g_cur[gid[k]] = stay
+            far = np.full(gid.size, -1)
+            far[k] = far_k
+        # rows cut off from the fitted points: where, and into which new node
+        off = leave & fitted[g_of_ent]
+        self.left_at[self.ent[off]] = node[g_of_ent[off]]
+        if far is not None:
+            self.new_root[self.ent[off]] = far[g_of_ent[off]]
+        return leave, far
+
+    def _finish(self, done, fitted, node, gid, g_of_ent):
+        """Record the cells of the entries whose groups are final."""
+        ent, ge = self.ent, g_of_ent
         fin_f = done & fitted[ge]
-        node_out[ent[fin_f]] = node[ge[fin_f]]
+        self.node_out[ent[fin_f]] = node[ge[fin_f]]
         fin_n = done & ~fitted[ge]
-        fresh_out[ent[fin_n]] = gid[ge[fin_n]]
-        if builder is not None:
-            builder.leaf_of[ent[fin_n]] = g_cur[gid[ge[fin_n]]]
-        # new groups: rows that left (one fresh group per cut group), children
-        new_ids = []
-        leave_e = side == 1
-        if leave_e.any():
-            parents = np.unique(ge[leave_e])
-            ids = np.arange(g_node.size, g_node.size + parents.size)
+        self.fresh_out[ent[fin_n]] = gid[ge[fin_n]]
+        if self.builder is not None:
+            self.leaf_out[ent[fin_n]] = self.g_cur[gid[ge[fin_n]]]
+
+    def _regroup(self, x, node, gid, g_of_ent, leave, far, fol_e):
+        """New groups: the rows that left (one fresh group per cut group) and the rows
+        that follow a cut (one group per child)."""
+        nodes, ge = self.nodes, g_of_ent
+        new = []  # (fitted node, birth, builder node) of each new group, in id order
+        if leave.any():
+            parents = np.unique(ge[leave])
             pos = np.full(gid.size, -1)
-            pos[parents] = ids
-            ent_group[leave_e] = pos[ge[leave_e]]
-            new_ids.append((ids, np.full(parents.size, -1), g_birth[gid[parents]]))
-            # with build, the far side's new node (from builder.cut)
-            g_cur = np.concatenate([g_cur, far[kk[parents]] if builder is not None
-                                    else np.full(parents.size, -1)])
-        fol_e = follow[ge]
+            pos[parents] = self.g_node.size + np.arange(parents.size)
+            self.ent_group[leave] = pos[ge[leave]]
+            new.append((np.full(parents.size, -1), self.g_birth[gid[parents]],
+                        far[parents] if far is not None else np.full(parents.size, -1)))
         if fol_e.any():
             j = node[ge[fol_e]]
-            xd = x[fol_e, trees.split_dim[j]]
-            child = np.where(xd <= trees.split_loc[j], trees.left[j], trees.right[j])
-            base = g_node.size + sum(a[0].size for a in new_ids)
-            keys, inv = np.unique(ge[fol_e] * 2 + (xd > trees.split_loc[j]),
-                                  return_inverse=True)
-            ent_group[fol_e] = base + inv
+            xd = x[fol_e, nodes.split_dim[j]]
+            right = xd > nodes.split_loc[j]
+            child = np.where(right, nodes.right[j], nodes.left[j])
+            keys, inv = np.unique(ge[fol_e] * 2 + right, return_inverse=True)
+            base = self.g_node.size + sum(a[0].size for a in new)
+            self.ent_group[fol_e] = base + inv
             first = np.zeros(keys.size, dtype=np.int64)
             first[inv] = child
-            new_ids.append((base + np.arange(keys.size), first,
-                            trees.birth_time[first]))
-            g_cur = np.concatenate([g_cur, first])
-        for _, nd, br in new_ids:
-            g_node = np.concatenate([g_node, nd])
-            g_birth = np.concatenate([g_birth, br])
-        keep = ~done
-        ent, ent_group = ent[keep], ent_group[keep]
-    return node_out, fresh_out, builder
-
+            born = np.zeros(keys.size)
+            born[inv] = nodes.split_time[j]  # a child is born at its parent's cut
+            new.append((first, born, first))
+        for nd, br, cur in new:
+            self.g_node = np.concatenate([self.g_node, nd])
+            self.g_birth = np.concatenate([self.g_birth, br])
+            self.g_cur = np.concatenate([self.g_cur, cur])
 
 
 class Builder:
-    """Records the nodes a joint draw adds to a tree (for :meth:`MondrianTrees.extended`).
+    """Records the nodes a :func:`joint_draw` adds to fitted trees.
 
-    Starts from copies of the fitted tree's node arrays; node ids of the fitted tree are
-    kept, new nodes get the next ids. ``origin[k]`` is the oldest node holding the same
-    previously seen points as ``k`` (a node inserted above ``j`` holds ``j``'s points).
+    Node ids of the fitted trees are kept, new nodes get the next ids. A subclass holds
+    the node arrays ``tree, parent, left, right, split_time, split_dim, split_loc`` and
+    ``roots`` and makes nodes with :meth:`_new`; :meth:`_inserted` lets it fill what it
+    keeps beyond them for a node inserted above another.
     """
 
-    _FIELDS = ("tree", "parent", "left", "right", "birth_time", "split_time", "split_dim",
-               "split_loc", "origin")
-
-    def __init__(self, trees):
-        self.trees = trees
-        for name in self._FIELDS:
-            setattr(self, name, np.array(getattr(trees, name), copy=True))
-        self.roots = np.array(trees.roots, copy=True)
-        self.leaf_of = np.empty(0, dtype=np.int64)  # set by the draw: flat (tree, row)
-
     def _new(self, count: int, tree, parent, birth) -> np.ndarray:
-        ids = np.arange(self.tree.size, self.tree.size + count)
-        grow = {"tree": tree, "parent": parent, "left": np.full(count, -1),
-                "right": np.full(count, -1), "birth_time": birth,
-                "split_time": np.full(count, np.inf), "split_dim": np.full(count, -1),
-                "split_loc": np.full(count, np.nan), "origin": ids}
-        for name, values in grow.items():
-            old = getattr(self, name)
-            setattr(self, name, np.concatenate([old, np.asarray(values, dtype=old.dtype)]))
-        return ids
+        raise NotImplementedError
+
+    def _inserted(self, P, j, tau):
+        """Hook: ``P`` was inserted above ``j``, which is reborn at ``tau``."""
 
     def cut(self, cur, fitted, birth, tau, dim, loc, below):
         """New cuts at time ``tau`` of the groups at nodes ``cur``; returns the nodes of
@@ -251,7 +325,6 @@ class Builder:
             b = below[f]
             self.left[P] = np.where(b, F, j)
             self.right[P] = np.where(b, j, F)
-            self.origin[P] = self.origin[j]
             par = self.parent[j]
             top = par < 0
             self.roots[self.tree[j[top]]] = P[top]
@@ -260,7 +333,7 @@ class Builder:
             pr = ~top & ~pl
             self.right[par[pr]] = P[pr]
             self.parent[j] = P
-            self.birth_time[j] = tau[f]
+            self._inserted(P, j, tau[f])
             far[f] = F
         g = np.flatnonzero(~fitted)
         if g.size:  # a new node's own cut: two new children
@@ -274,7 +347,38 @@ class Builder:
         return far, stay
 
 
-def assemble(trees, b: Builder, leaf: np.ndarray, X_all: np.ndarray):
+class TreesBuilder(Builder):
+    """A :class:`Builder` on copies of a :class:`MondrianTrees`' node arrays (for
+    :meth:`MondrianTrees.extended`). ``origin[k]`` is the oldest node holding the same
+    previously seen points as ``k`` (a node inserted above ``j`` holds ``j``'s points).
+    """
+
+    _FIELDS = ("tree", "parent", "left", "right", "birth_time", "split_time", "split_dim",
+               "split_loc", "origin")
+
+    def __init__(self, trees):
+        self.trees = trees
+        for name in self._FIELDS:
+            setattr(self, name, np.array(getattr(trees, name), copy=True))
+        self.roots = np.array(trees.roots, copy=True)
+
+    def _new(self, count: int, tree, parent, birth) -> np.ndarray:
+        ids = np.arange(self.tree.size, self.tree.size + count)
+        grow = {"tree": tree, "parent": parent, "left": np.full(count, -1),
+                "right": np.full(count, -1), "birth_time": birth,
+                "split_time": np.full(count, np.inf), "split_dim": np.full(count, -1),
+                "split_loc": np.full(count, np.nan), "origin": ids}
+        for name, values in grow.items():
+            old = getattr(self, name)
+            setattr(self, name, np.concatenate([old, np.asarray(values, dtype=old.dtype)]))
+        return ids
+
+    def _inserted(self, P, j, tau):
+        self.origin[P] = self.origin[j]
+        self.birth_time[j] = tau
+
+
+def assemble(trees, b: TreesBuilder, leaf: np.ndarray, X_all: np.ndarray):
     """A :class:`MondrianTrees` from a builder's node arrays and every point's leaf:
     depths from the roots down, each node's range of points in ``order``."""
     n_nodes, m = b.tree.size, leaf.shape[0]
@@ -452,3 +556,21 @@ def number_new_cells(fresh_out, m, n):
         rank[np.argsort(first, kind="stable")] = np.arange(first.size)
         new_cell[tree_of * n + row_of] = rank[inv]
     return new_cell.reshape(m, n)
+
+
+def draw_beside_fitted(trees, X_new, time, rng, builder=None) -> JointDraw:
+    """:func:`joint_draw` of the rows of ``X_new`` that are not fitted points.
+
+    Rows equal to fitted points are already placed (they lie in every box on their path
+    and never open a gap): they get the fitted node alive at ``time``. Leaving them out of
+    the draw also makes the other rows' placement the same whether or not fitted points
+    are stacked with them.
+    """
+    m, n = trees.n_trees, X_new.shape[0]
+    fitted_row = fitted_index(trees, X_new)
+    is_fit = fitted_row >= 0
+    draw = joint_draw(trees, X_new, time, rng, builder,
+                      entries=np.flatnonzero(np.tile(~is_fit, m)))
+    if is_fit.any():
+        draw.node.reshape(m, n)[:, is_fit] = trees.nodes_at(time)[:, fitted_row[is_fit]]
+    return draw

@@ -32,10 +32,11 @@ from mondrian_core._validation import (
 from mondrian_core.errors import InputError
 from mondrian_core.process import expected_cells, max_lifetime
 from mondrian_core.tree_extension import (  # noqa: F401 - row_hash, hashed_exponential: re-exported
+    TreesBuilder,
     assemble,
+    draw_beside_fitted,
     hashed_exponential,
     independent_extension,
-    joint_draw,
     number_new_cells,
     row_hash,
 )
@@ -478,8 +479,8 @@ class MondrianTrees:
         X_new = self._check_new(X_new)
         time = self._check_time(time)
         m, n = self.n_trees, X_new.shape[0]
-        node_out, fresh_out, _ = joint_draw(self, X_new, time, check_random_state(random_state))
-        return node_out.reshape(m, n), number_new_cells(fresh_out, m, n)
+        draw = draw_beside_fitted(self, X_new, time, check_random_state(random_state))
+        return draw.node.reshape(m, n), number_new_cells(draw.cell, m, n)
 
     def extended(self, X_new, random_state=None) -> MondrianTrees:
         """These trees grown to hold ``X_new`` too (online training, Supplement C).
@@ -513,9 +514,9 @@ class MondrianTrees:
         X_all = np.vstack([self.X_fit, X_new])
         check_tree_budget(X_all, self.n_trees, self.lifetime)
         m, n = self.n_trees, X_new.shape[0]
-        node_out, _, b = joint_draw(self, X_new, self.lifetime, check_random_state(random_state),
-                                    build=True)
-        leaf_new = np.where(node_out >= 0, node_out, b.leaf_of).reshape(m, n)
+        b = TreesBuilder(self)
+        draw = draw_beside_fitted(self, X_new, self.lifetime, check_random_state(random_state), b)
+        leaf_new = np.where(draw.node >= 0, draw.node, draw.leaf).reshape(m, n)
         leaf = np.hstack([self.leaf_of_point, leaf_new])
         return assemble(self, b, leaf, X_all)
 
