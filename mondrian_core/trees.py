@@ -660,8 +660,8 @@ def grow_subtrees(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len, 
     subtree runs the Mondrian of its cell from its birth time to ``lifetime``, restricted
     to its points, by the thinning of :func:`sample_mondrian_trees` (all subtrees advance
     together, one proposal per active node per round). Batch trees are the case of one
-    root per tree born at 0 over all points; the online forest grows the subtrees of
-    points separated from the old ones with it.
+    root per tree born at 0 over all points (new points in fitted trees go through
+    :func:`mondrian_core.tree_extension.joint_draw` instead).
 
     Parameters
     ----------
@@ -684,166 +684,190 @@ def grow_subtrees(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len, 
         ``order``), ``roots``; ``order`` (point id at every position, each node's points
         contiguous) and ``leaf_at`` (leaf node id at every position).
     """
-    n, dim = X.shape
-    itype = pid.dtype.type
-    m = root_tree.size
+    g = _Growth(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len, lifetime, rng)
+    while g.tick():
+        d, loc, v, cut = g.propose()
+        if cut.any():
+            g.split(d, loc, v, cut)
+    return g.result()
 
-    # node attributes, appended at creation (ids are creation order)
-    C_tree, C_parent, C_depth, C_birth, C_start, C_len = [], [], [], [], [], []
-    # split records, appended when a node is cut
-    S_id, S_time, S_dim, S_loc = [], [], [], []
 
-    # working set of active nodes (all arrays of length k) and their rows
-    w_id = np.arange(m, dtype=np.int64)
-    w_tree = np.asarray(root_tree, dtype=np.int64)
-    w_depth = np.zeros(m, dtype=np.int64)
-    w_clock = np.asarray(root_time, dtype=float).copy()
-    w_lo = np.array(root_lo, dtype=float)
-    w_hi = np.array(root_hi, dtype=float)
-    w_len = np.asarray(root_len, dtype=np.int64)
-    w_start = np.cumsum(w_len) - w_len
-    C_tree.append(w_tree)
-    C_parent.append(np.full(m, -1, dtype=np.int64))
-    C_depth.append(w_depth)
-    C_birth.append(w_clock.copy())
-    C_start.append(w_start)
-    C_len.append(w_len)
-    next_id = m
-    total = int(w_len.sum())
-    order = np.empty(total, dtype=itype)
-    leaf_at = np.empty(total, dtype=np.int64)
+class _Working:
+    """The active nodes of a growth round, one entry per node in each array: ``node``
+    ids, ``tree``, ``depth``, ``clock`` (the time reached), the cell ``lo, hi`` and the
+    node's rows ``pid[start : start + count]``."""
 
-    def retire(mask):
+    FIELDS = ("node", "tree", "depth", "clock", "lo", "hi", "start", "count")
+
+    def __init__(self, **arrays):
+        self.__dict__.update(arrays)
+
+    @property
+    def size(self) -> int:
+        return self.node.size
+
+    def take(self, idx) -> _Working:
+        """The entries ``idx`` (a mask or indices, repeats allowed)."""
+        return _Working(**{f: getattr(self, f)[idx] for f in self.FIELDS})
+
+
+class _Growth:
+    """The rounds of :func:`grow_subtrees`: the working set, the nodes made so far (in
+    creation order: ids) and the rows' final order."""
+
+    def __init__(self, X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len,
+                 lifetime, rng):
+        self.XT, self.lifetime, self.rng = XT, lifetime, rng
+        self.n, self.dim = X.shape
+        self.itype = pid.dtype.type
+        self.m = m = root_tree.size
+        self.pid = pid
+        count = np.asarray(root_len, dtype=np.int64)
+        self.w = _Working(node=np.arange(m, dtype=np.int64),
+                          tree=np.asarray(root_tree, dtype=np.int64),
+                          depth=np.zeros(m, dtype=np.int64),
+                          clock=np.asarray(root_time, dtype=float).copy(),
+                          lo=np.array(root_lo, dtype=float), hi=np.array(root_hi, dtype=float),
+                          start=np.cumsum(count) - count, count=count)
+        # node attributes, appended at creation; split records, appended at each cut
+        self.made = {f: [] for f in ("tree", "parent", "depth", "birth", "start", "count")}
+        self.cuts = {f: [] for f in ("node", "time", "dim", "loc")}
+        self._record(self.w, np.full(m, -1, dtype=np.int64))
+        self.next_id = m
+        total = int(count.sum())
+        self.order = np.empty(total, dtype=self.itype)
+        self.leaf_at = np.empty(total, dtype=np.int64)
+
+    def _record(self, w, parent):
+        for f, v in (("tree", w.tree), ("parent", parent), ("depth", w.depth),
+                     ("birth", w.clock.copy()), ("start", w.start), ("count", w.count)):
+            self.made[f].append(v)
+
+    def _retire(self, mask):
         """Nodes in ``mask`` are leaves: write their points' order and leaf id."""
-        if not mask.any():
-            return
-        r = np.repeat(mask, w_len)
+        w = self.w
+        r = np.repeat(mask, w.count)
         li = np.flatnonzero(mask)
-        fpos = _segment_rows(w_start[li], w_len[li])
-        order[fpos] = pid[r]
-        leaf_at[fpos] = np.repeat(w_id[li], w_len[li])
+        fpos = _segment_rows(w.start[li], w.count[li])
+        self.order[fpos] = self.pid[r]
+        self.leaf_at[fpos] = np.repeat(w.node[li], w.count[li])
 
-    while w_id.size:
-        k = w_id.size
-        side = w_hi - w_lo
-        rate = side.sum(1)
-        e = rng.standard_exponential(k)
+    def tick(self) -> bool:
+        """Advance every active node's clock by its next proposal's waiting time; retire
+        the nodes past the lifetime (or of one point). False when none is left."""
+        w = self.w
+        rate = (w.hi - w.lo).sum(1)
+        e = self.rng.standard_exponential(w.size)
         with np.errstate(divide="ignore"):
-            w_clock = w_clock + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
-        done = (w_clock >= lifetime) | (w_len < 2)  # a single point is never cut
+            w.clock = w.clock + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
+        done = (w.clock >= self.lifetime) | (w.count < 2)  # a single point is never cut
         if done.any():
-            retire(done)
+            self._retire(done)
             keep = ~done
-            pid = pid[np.repeat(keep, w_len)]
-            w_id, w_tree, w_depth, w_clock = w_id[keep], w_tree[keep], w_depth[keep], w_clock[keep]
-            w_lo, w_hi, side = w_lo[keep], w_hi[keep], side[keep]
-            w_start, w_len = w_start[keep], w_len[keep]
-            k = w_id.size
-            if k == 0:
-                break
-        # proposal: dimension proportional to the cell's side, location uniform in it
+            self.pid = self.pid[np.repeat(keep, w.count)]
+            self.w = w.take(keep)
+        return self.w.size > 0
+
+    def propose(self):
+        """One proposed cut per node: dimension proportional to the cell's side, location
+        uniform in it. A proposal outside the node's points shrinks the cell (it
+        separates nothing). Returns the dimensions, locations, the rows' coordinates in
+        their node's dimension and which proposals cut."""
+        w, itype = self.w, self.itype
+        k = w.size
+        side = w.hi - w.lo
         cs = np.cumsum(side, axis=1)
-        u = rng.random(k) * cs[:, -1]
-        d = np.minimum((cs <= u[:, None]).sum(1), dim - 1)
+        u = self.rng.random(k) * cs[:, -1]
+        d = np.minimum((cs <= u[:, None]).sum(1), self.dim - 1)
         rows_k = np.arange(k)
         bad = side[rows_k, d] <= 0  # rounding at a zero-width side
         if bad.any():
             d[bad] = np.argmax(side[bad], axis=1)
-        a, b = w_lo[rows_k, d], w_hi[rows_k, d]
-        loc = a + rng.random(k) * (b - a)
+        a, b = w.lo[rows_k, d], w.hi[rows_k, d]
+        loc = a + self.rng.random(k) * (b - a)
         # the points' extent in dimension d, per node
-        seg_off = np.cumsum(w_len) - w_len
-        v = XT[np.repeat(d.astype(itype) * itype(n), w_len) + pid]
+        seg_off = np.cumsum(w.count) - w.count
+        v = self.XT[np.repeat(d.astype(itype) * itype(self.n), w.count) + self.pid]
         lo = np.minimum.reduceat(v, seg_off)
         hi = np.maximum.reduceat(v, seg_off)
         below, above = loc < lo, loc >= hi
-        cut = ~(below | above)
         # misses shrink the cell to the side holding the points
-        w_lo[rows_k[below], d[below]] = loc[below]
-        w_hi[rows_k[above], d[above]] = loc[above]
-        if not cut.any():
-            continue
+        w.lo[rows_k[below], d[below]] = loc[below]
+        w.hi[rows_k[above], d[above]] = loc[above]
+        return d, loc, v, ~(below | above)
+
+    def split(self, d, loc, v, cut):
+        """Cut the nodes ``cut``: record the splits, order their rows left first, and
+        replace each in the working set by its two children."""
+        w = self.w
+        k = w.size
         ci = np.flatnonzero(cut)
-        S_id.append(w_id[ci])
-        S_time.append(w_clock[ci])
-        S_dim.append(d[ci])
-        S_loc.append(loc[ci])
-        # stable partition of the rows of cut nodes: left (x[d] <= loc) first
-        go_left = (v <= np.repeat(np.where(cut, loc, np.inf), w_len))
-        seg = np.repeat(np.arange(k), w_len)
-        cl = np.cumsum(go_left, dtype=np.int64)
-        before = np.concatenate(([0], cl))[seg_off]  # lefts before each segment
-        n_left = np.concatenate((before[1:], [cl[-1]])) - before
-        idx = np.arange(pid.size, dtype=np.int64)
-        n_left_row = n_left[seg]
-        before_row = before[seg]
-        newpos = np.where(go_left, seg_off[seg] + cl - 1 - before_row,
-                          idx + n_left_row - (cl - before_row))
-        new_pid = np.empty_like(pid)
-        new_pid[newpos] = pid
-        pid = new_pid
+        for f, val in (("node", w.node[ci]), ("time", w.clock[ci]), ("dim", d[ci]),
+                       ("loc", loc[ci])):
+            self.cuts[f].append(val)
+        n_left = self._partition(v, np.where(cut, loc, np.inf))
         # the working set: each cut node is replaced by its two children, in place
         nc = ci.size
         reps = np.where(cut, 2, 1)
-        child_ids = next_id + np.arange(2 * nc)
-        next_id += 2 * nc
         pos = np.cumsum(reps) - reps  # first slot of each old node
         is_child = np.zeros(int(reps.sum()), dtype=bool)
         is_child[pos[ci]] = True
         is_child[pos[ci] + 1] = True
-        old = np.repeat(np.arange(k), reps)
-        w_id = w_id[old]
-        w_id[is_child] = child_ids
-        w_tree, w_depth, w_clock = w_tree[old], w_depth[old], w_clock[old]
-        w_depth = w_depth + is_child
-        w_lo, w_hi = w_lo[old], w_hi[old]
+        w = self.w = w.take(np.repeat(np.arange(k), reps))
+        w.node[is_child] = self.next_id + np.arange(2 * nc)
+        self.next_id += 2 * nc
+        w.depth = w.depth + is_child
         left_slot, right_slot = pos[ci], pos[ci] + 1
-        w_hi[left_slot, d[ci]] = loc[ci]
-        w_lo[right_slot, d[ci]] = loc[ci]
-        w_start, w_len = w_start[old], w_len[old]
-        w_len[right_slot] = w_len[right_slot] - n_left[ci]
-        w_len[left_slot] = n_left[ci]
-        w_start[right_slot] = w_start[right_slot] + n_left[ci]
+        w.hi[left_slot, d[ci]] = loc[ci]
+        w.lo[right_slot, d[ci]] = loc[ci]
+        w.count[right_slot] = w.count[right_slot] - n_left[ci]
+        w.count[left_slot] = n_left[ci]
+        w.start[right_slot] = w.start[right_slot] + n_left[ci]
         new_slots = np.empty(2 * nc, dtype=np.int64)
         new_slots[0::2], new_slots[1::2] = left_slot, right_slot
-        C_tree.append(w_tree[new_slots])
-        C_parent.append(np.repeat(S_id[-1], 2))
-        C_depth.append(w_depth[new_slots])
-        C_birth.append(w_clock[new_slots])
-        C_start.append(w_start[new_slots])
-        C_len.append(w_len[new_slots])
+        self._record(w.take(new_slots), np.repeat(self.cuts["node"][-1], 2))
 
-    cat = np.concatenate
-    n_nodes = next_id
-    split_time = np.full(n_nodes, np.inf)
-    split_dim = np.full(n_nodes, -1, dtype=np.int64)
-    split_loc = np.full(n_nodes, np.nan)
-    left = np.full(n_nodes, -1, dtype=np.int64)
-    right = np.full(n_nodes, -1, dtype=np.int64)
-    parent = cat(C_parent)
-    if S_id:
-        sid = cat(S_id)
-        split_time[sid] = cat(S_time)
-        split_dim[sid] = cat(S_dim)
-        split_loc[sid] = cat(S_loc)
-        kids = np.arange(m, n_nodes)
-        is_left = (kids - m) % 2 == 0  # children are created in (left, right) pairs
-        left[parent[kids[is_left]]] = kids[is_left]
-        right[parent[kids[~is_left]]] = kids[~is_left]
-    start = cat(C_start)
-    return dict(
-        tree=cat(C_tree),
-        roots=np.arange(m, dtype=np.int64),
-        parent=parent,
-        left=left,
-        right=right,
-        depth=cat(C_depth),
-        birth_time=cat(C_birth),
-        split_time=split_time,
-        split_dim=split_dim,
-        split_loc=split_loc,
-        start=start,
-        stop=start + cat(C_len),
-        order=order,
-        leaf_at=leaf_at,
-    )
+    def _partition(self, v, loc):
+        """Stable partition of every node's rows, left (``v <= loc``) first; return
+        each node's number of left rows."""
+        w = self.w
+        seg_off = np.cumsum(w.count) - w.count
+        go_left = v <= np.repeat(loc, w.count)
+        seg = np.repeat(np.arange(w.size), w.count)
+        cl = np.cumsum(go_left, dtype=np.int64)
+        before = np.concatenate(([0], cl))[seg_off]  # lefts before each segment
+        n_left = np.concatenate((before[1:], [cl[-1]])) - before
+        idx = np.arange(self.pid.size, dtype=np.int64)
+        before_row = before[seg]
+        newpos = np.where(go_left, seg_off[seg] + cl - 1 - before_row,
+                          idx + n_left[seg] - (cl - before_row))
+        new_pid = np.empty_like(self.pid)
+        new_pid[newpos] = self.pid
+        self.pid = new_pid
+        return n_left
+
+    def result(self) -> dict:
+        """The node fields of :func:`grow_subtrees`."""
+        cat, m, n_nodes = np.concatenate, self.m, self.next_id
+        split_time = np.full(n_nodes, np.inf)
+        split_dim = np.full(n_nodes, -1, dtype=np.int64)
+        split_loc = np.full(n_nodes, np.nan)
+        left = np.full(n_nodes, -1, dtype=np.int64)
+        right = np.full(n_nodes, -1, dtype=np.int64)
+        parent = cat(self.made["parent"])
+        if self.cuts["node"]:
+            sid = cat(self.cuts["node"])
+            split_time[sid] = cat(self.cuts["time"])
+            split_dim[sid] = cat(self.cuts["dim"])
+            split_loc[sid] = cat(self.cuts["loc"])
+            kids = np.arange(m, n_nodes)
+            is_left = (kids - m) % 2 == 0  # children are created in (left, right) pairs
+            left[parent[kids[is_left]]] = kids[is_left]
+            right[parent[kids[~is_left]]] = kids[~is_left]
+        start = cat(self.made["start"])
+        return dict(tree=cat(self.made["tree"]), roots=np.arange(m, dtype=np.int64),
+                    parent=parent, left=left, right=right, depth=cat(self.made["depth"]),
+                    birth_time=cat(self.made["birth"]), split_time=split_time,
+                    split_dim=split_dim, split_loc=split_loc, start=start,
+                    stop=start + cat(self.made["count"]), order=self.order,
+                    leaf_at=self.leaf_at)
