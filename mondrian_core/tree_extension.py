@@ -172,7 +172,7 @@ class _JointRounds:
         order = np.argsort(self.ent_group, kind="stable")
         self.ent, self.ent_group = self.ent[order], self.ent_group[order]
         x = self.X[self.ent % self.n]
-        starts = np.flatnonzero(np.r_[True, self.ent_group[1:] != self.ent_group[:-1]])
+        starts = run_starts(self.ent_group)
         gid = self.ent_group[starts]  # the live groups, in order
         node, birth = self.g_node[gid], self.g_birth[gid]
         nlo = np.minimum.reduceat(x, starts, axis=0)
@@ -186,10 +186,16 @@ class _JointRounds:
             wait = np.where(rate > 0, self.rng.standard_exponential(gid.size) / rate, np.inf)
         split_time = self.nodes.split_time[safe]
         cut_new = birth + wait < np.where(fitted, np.minimum(split_time, self.time), self.time)
-        g_of_ent = np.repeat(np.arange(gid.size), np.diff(np.r_[starts, self.ent.size]))
+        g_of_ent = np.repeat(np.arange(gid.size), np.diff(starts, append=self.ent.size))
         # 1. a new cut: which rows leave (and, with a builder, the new nodes)
+        at = self.g_cur[gid]  # with a builder: the recorded node of each group
         leave, far = self._new_cuts(x, gid, node, fitted, birth, wait, cut_new, g_of_ent,
                                     gap, gap_lo, flo, fhi, nlo)
+        if self.builder is not None:  # each group's rows pass below its node, or the
+            holds = at.copy()         # node inserted above it
+            inserted = cut_new & fitted
+            holds[inserted] = self.builder.parent[at[inserted]]
+            self.builder.visited(holds, ~inserted & fitted, self.ent, starts, nlo, nhi)
         # 2. no new cut, node cut by `time`: follow its cut to the children
         follow = ~cut_new & fitted & (split_time <= self.time)
         # 3. no new cut, otherwise: the rows' cell at `time` is final
@@ -271,7 +277,8 @@ class _JointRounds:
         nodes, ge = self.nodes, g_of_ent
         new = []  # (fitted node, birth, builder node) of each new group, in id order
         if leave.any():
-            parents = np.unique(ge[leave])
+            parents = ge[leave]  # sorted: entries run group by group
+            parents = parents[run_starts(parents)]
             pos = np.full(gid.size, -1)
             pos[parents] = self.g_node.size + np.arange(parents.size)
             self.ent_group[leave] = pos[ge[leave]]
@@ -296,6 +303,13 @@ class _JointRounds:
             self.g_cur = np.concatenate([self.g_cur, cur])
 
 
+def run_starts(sorted_ids):
+    """Positions where a new value starts in a sorted array."""
+    first = np.ones(sorted_ids.size, dtype=bool)
+    np.not_equal(sorted_ids[1:], sorted_ids[:-1], out=first[1:])
+    return np.flatnonzero(first)
+
+
 class Builder:
     """Records the nodes a :func:`joint_draw` adds to fitted trees.
 
@@ -310,6 +324,13 @@ class Builder:
 
     def _inserted(self, P, j, tau):
         """Hook: ``P`` was inserted above ``j``, which is reborn at ``tau``."""
+
+    def visited(self, nodes, fitted, entries, starts, lower, upper):
+        """Hook, once per round: the entries of group ``g`` (``entries[starts[g]:
+        starts[g + 1]]``, bounding box ``lower[g], upper[g]``) lie below node
+        ``nodes[g]``, which holds them all from now on (each node is reported once for
+        its final set of rows); ``fitted[g]``: the node is a fitted one, reached by
+        the group and not left by a new cut."""
 
     def cut(self, cur, fitted, birth, tau, dim, loc, below):
         """New cuts at time ``tau`` of the groups at nodes ``cur``; returns the nodes of

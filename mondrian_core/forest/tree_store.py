@@ -104,6 +104,20 @@ class TreeStore:
         self._n = n + k
         return np.arange(n, n + k)
 
+    def _append_blank(self, k, tree, parent) -> np.ndarray:
+        """Append ``k`` leaves of the given trees and parents with empty boxes and
+        statistics (filled in later); returns their ids."""
+        n = self._n
+        if n + k > self._data["tree"].shape[0]:
+            self._allocate(max(2 * (n + k), 16))
+        d, new = self._data, slice(n, n + k)
+        d["tree"][new], d["parent"][new] = tree, parent
+        d["left"][new] = d["right"][new] = d["split_dim"][new] = -1
+        d["split_time"][new], d["split_loc"][new] = np.inf, np.nan
+        d["lower"][new], d["upper"][new], d["stats"][new] = np.inf, -np.inf, 0.0
+        self._n = n + k
+        return np.arange(n, n + k)
+
     def __getattr__(self, name):
         # node fields read as views of the filled part (``store.tree``, ``store.lower`` ...)
         data = self.__dict__.get("_data")
@@ -255,23 +269,23 @@ class TreeStore:
         if empty.size:
             where[0, empty] = self.roots[empty]
             entries = np.setdiff1d(entries, empty * N)  # (tree, row 0) is placed
-        draw = joint_draw(self, X, self.lifetime, rng, _StoreBuilder(self), entries)
-        self._credit(X, draw, entries, ops, where)
-        self._absorb(X, point_stats, draw, entries)
+        builder = _StoreBuilder(self, X, point_stats)
+        draw = joint_draw(self, X, self.lifetime, rng, builder, entries)
+        self._credit(X, draw, entries, builder.outside, ops, where)
         return ops, where
 
-    def _credit(self, X, draw, entries, ops, where):
-        """Write ``extend``'s operation codes and nodes from a joint draw (boxes as before
-        it: boxes nest down a path, so a row outside a box on its way is outside the last)."""
+    def _credit(self, X, draw, entries, outside, ops, where):
+        """Write ``extend``'s operation codes and nodes from a joint draw (``outside``:
+        the entries that lay outside a fitted box on their way)."""
         N = X.shape[0]
         d = self._data
         row, tree = entries % N, entries // N
         node = draw.node[entries]
         kept = node >= 0  # in a fitted cell
-        r, t, j = row[kept], tree[kept], node[kept]
-        where[r, t] = j
-        outside = ((X[r] < d["lower"][j]) | (X[r] > d["upper"][j])).any(axis=1)
-        ops[r[outside], t[outside]] = EXTEND
+        r, t = row[kept], tree[kept]
+        where[r, t] = node[kept]
+        out = outside[entries[kept]]
+        ops[r[out], t[out]] = EXTEND
         r, t, e = row[~kept], tree[~kept], entries[~kept]
         where[r, t] = draw.left_at[e]
         ops[r, t] = EXTEND
@@ -282,20 +296,6 @@ class TreeStore:
         _, first = np.unique(draw.new_root[e], return_index=True)
         above = draw.left_at[e[first]]  # ... but the cut that left the fitted points
         ops[r[first], t[first]] = np.where(d["left"][above] < 0, SPLIT_LEAF, INSERT_ABOVE)
-
-    def _absorb(self, X, point_stats, draw, entries):
-        """Add every drawn row's statistics and point to the nodes above its cell."""
-        N = X.shape[0]
-        d = self._data
-        rows = entries % N
-        node = np.where(draw.node[entries] >= 0, draw.node[entries], draw.leaf[entries])
-        while node.size:  # one level up per pass
-            np.add.at(d["stats"], node, point_stats[rows])
-            np.minimum.at(d["lower"], node, X[rows])
-            np.maximum.at(d["upper"], node, X[rows])
-            node = d["parent"][node]
-            up = node >= 0
-            node, rows = node[up], rows[up]
 
     def _start_empty_trees(self, x, point_stats) -> np.ndarray:
         """Start every empty tree as a root leaf holding the point ``x``; return them."""
@@ -482,11 +482,13 @@ class TreeStore:
 
 class _StoreBuilder(Builder):
     """The :class:`~mondrian_core.tree_extension.Builder` of a :class:`TreeStore`: new
-    nodes are appended to the store (empty boxes and statistics, filled afterwards by
-    ``TreeStore._absorb``); a node inserted above ``j`` starts with ``j``'s."""
+    nodes are appended to the store, and every node the draw reports adds its rows'
+    statistics and bounding box (a node inserted above ``j`` starts from ``j``'s).
+    ``outside`` marks the entries that lay outside a fitted node's box on their way."""
 
-    def __init__(self, store: TreeStore):
-        self.store = store
+    def __init__(self, store: TreeStore, X, point_stats):
+        self.store, self.X, self.point_stats = store, X, point_stats
+        self.outside = np.zeros(store.n_trees * X.shape[0], dtype=bool)
 
     # the store's node arrays, read anew at each use (they move when the store grows)
     tree = property(lambda self: self.store.tree)
@@ -499,14 +501,26 @@ class _StoreBuilder(Builder):
     roots = property(lambda self: self.store.roots)
 
     def _new(self, count, tree, parent, birth):
-        return self.store._append(tree=tree, parent=parent, left=-1, right=-1,
-                                  split_time=np.inf, split_dim=-1, split_loc=np.nan,
-                                  lower=np.inf, upper=-np.inf, stats=0.0)
+        return self.store._append_blank(count, tree, parent)
 
     def _inserted(self, P, j, tau):
         d = self.store._data
         for f in ("lower", "upper", "stats"):
             d[f][P] = d[f][j]
+
+    def visited(self, nodes, fitted, entries, starts, lower, upper):
+        d = self.store._data
+        rows = entries % self.X.shape[0]
+        lo, up = d["lower"][nodes], d["upper"][nodes]
+        sizes = np.diff(starts, append=entries.size)
+        f_rows = np.repeat(fitted, sizes)
+        x = self.X[rows[f_rows]]
+        self.outside[entries[f_rows]] |= ((x < np.repeat(lo[fitted], sizes[fitted], axis=0))
+                                          | (x > np.repeat(up[fitted], sizes[fitted], axis=0))
+                                          ).any(axis=1)
+        d["stats"][nodes] += np.add.reduceat(self.point_stats[rows], starts, axis=0)
+        d["lower"][nodes] = np.minimum(lo, lower)
+        d["upper"][nodes] = np.maximum(up, upper)
 
 
 class _Gather:
