@@ -214,34 +214,12 @@ class EventWalk:
             Gk, Qk = self._kid_overlaps(A, pos, blk, kids)  # Psi0^T Psi_k, Psi_k^T Psi_k
             Qk[np.diag_indices(2 * b)] += rho
             clock("overlaps")
-            # border coordinates per event i: (multiplier of cell j_i = 0, child a, child b)
-            ii = np.arange(b)
-            in_base = pos[blk] >= 0
-            Q = np.zeros((3 * b, 3 * b))
-            q = np.arange(2 * b)
-            kid_rows = 3 * (q // 2) + 1 + q % 2  # border row of kids[q]
-            Q[np.ix_(kid_rows, kid_rows)] = Qk
-            kid_pos = np.full(n_nodes, -1, dtype=np.int64)
-            kid_pos[kids] = np.arange(2 * b)
-            inner = np.flatnonzero(~in_base)  # cell j_i is a child made earlier in the block
-            base = np.flatnonzero(in_base)
-            r_in = kid_rows[kid_pos[blk[inner]]]
-            Q[3 * inner, r_in] = Q[r_in, 3 * inner] = 1.0
-            g = np.zeros(3 * b)
-            g[kid_rows] = self.ysum[kids]
+            Q, g, kid_rows, base, inner, r_in = self._border(pos, blk, kids, Qk)
             t_mid = time.perf_counter()
             T, Vt_V, Vt_z, prim = self._border_gram(chol, A, Gk, z0, b0, pos[blk], base, inner,
                                                     r_in)
             Z = T.T @ (T.T @ Q).T - Vt_V  # Schur complement of A0, new border coordinates
-            c = T.T @ g - Vt_z
-            L, Dinv, logabs = block_ldl(Z, 3)
-            ct = lapack.dtrtrs(L, c, lower=1, unitdiag=1)[0]
-            beta = np.einsum("iab,ib->ia", Dinv, ct.reshape(b, 3))
-            dq = np.einsum("ia,ia->i", ct.reshape(b, 3), beta)
-            Bmat = np.zeros((3 * b, b), order="F")
-            for a in range(3):
-                Bmat[3 * ii + a, ii] = beta[:, a]
-            Xn = np.cumsum(lapack.dtrtrs(L, Bmat, lower=1, trans=1, unitdiag=1)[0], axis=1)
+            dq, logabs, Xn = _prefix_solutions(Z, T.T @ g - Vt_z, 3)
             t_quad = time.perf_counter() - t_mid
             clock("capacitance LDL")
             Xk = T @ Xn  # border solutions in the original coordinates
@@ -266,20 +244,47 @@ class EventWalk:
             self._validate(vals, pos_u, states)
             self.seconds[k + 1:k + b + 1] = time.perf_counter() - self.t_start
             clock("validation")
-            # next base: the universe system restricted to the cells alive at state k + b
             t_upd = time.perf_counter()
-            keep = np.flatnonzero(alive[-1])
-            keep = keep[np.lexsort((univ[keep], -self.died[univ[keep]]))]
-            Au = np.empty((univ.size, univ.size))
-            Au[:C0, :C0], Au[:C0, C0:], Au[C0:, :C0] = A, Gk, Gk.T
-            Au[C0:, C0:] = Qk
-            A = Au.take(keep, axis=0).take(keep, axis=1)
-            cells = univ[keep]
+            A, cells = self._next_base(A, Gk, Qk, univ, alive[-1])
             t_psi = time.perf_counter() - t_upd  # a per-block cost, like the factorisation
             clock("update A")
             k += b
             if progress is not None:
                 progress(k / max(E, 1))
+
+    def _border(self, pos, blk, kids, Qk):
+        """The block's border in its coordinates, per event ``i`` (multiplier of cell
+        ``j_i = 0``, child a, child b): the matrix ``Q`` (children's overlaps plus the
+        constraints), the right-hand side ``g``, the border row of each child, and the
+        events whose cell is a base cell or (``inner``) a child made earlier in the
+        block, with that child's row ``r_in``."""
+        b = blk.size
+        in_base = pos[blk] >= 0
+        Q = np.zeros((3 * b, 3 * b))
+        q = np.arange(2 * b)
+        kid_rows = 3 * (q // 2) + 1 + q % 2  # border row of kids[q]
+        Q[np.ix_(kid_rows, kid_rows)] = Qk
+        kid_pos = np.full(self.trees.parent.shape[0], -1, dtype=np.int64)
+        kid_pos[kids] = np.arange(2 * b)
+        inner = np.flatnonzero(~in_base)  # cell j_i is a child made earlier in the block
+        base = np.flatnonzero(in_base)
+        r_in = kid_rows[kid_pos[blk[inner]]]
+        Q[3 * inner, r_in] = Q[r_in, 3 * inner] = 1.0
+        g = np.zeros(3 * b)
+        g[kid_rows] = self.ysum[kids]
+        return Q, g, kid_rows, base, inner, r_in
+
+    def _next_base(self, A, Gk, Qk, univ, alive):
+        """The next block's base: the system of the block's cells (base cells, then its
+        children) restricted to those ``alive`` at its last state, ordered by the event
+        that cuts them (latest first)."""
+        C0 = A.shape[0]
+        keep = np.flatnonzero(alive)
+        keep = keep[np.lexsort((univ[keep], -self.died[univ[keep]]))]
+        Au = np.empty((univ.size, univ.size))
+        Au[:C0, :C0], Au[:C0, C0:], Au[C0:, :C0] = A, Gk, Gk.T
+        Au[C0:, C0:] = Qk
+        return Au.take(keep, axis=0).take(keep, axis=1), univ[keep]
 
     def _kid_overlaps(self, A, pos, blk, kids):
         """``Psi0^T Psi_k`` and ``Psi_k^T Psi_k`` for the block's children ``k``.
@@ -442,14 +447,7 @@ class EventWalk:
             Z[2 * ii + 1, 2 * ii] += Cinv
             Z[2 * ii, 2 * ii + 1] += Cinv
             u = V.T @ z0  # U^T S_0^{-1} y
-            L, Dinv, logabsdet = block_ldl(Z, 2)
-            cvec = lapack.dtrtrs(L, u, lower=1, unitdiag=1)[0]
-            beta = np.einsum("iab,ib->ia", Dinv, cvec.reshape(b, 2))
-            dq = np.einsum("ia,ia->i", cvec.reshape(b, 2), beta)
-            # x_k = Z_k^{-1} u_k for every k: cumulative columns of L^{-T} blockdiag(beta)
-            Bmat = np.zeros((2 * b, b), order="F")
-            Bmat[2 * ii, ii], Bmat[2 * ii + 1, ii] = beta[:, 0], beta[:, 1]
-            Xk = np.cumsum(lapack.dtrtrs(L, Bmat, lower=1, trans=1, unitdiag=1)[0], axis=1)
+            dq, logabsdet, Xk = _prefix_solutions(Z, u, 2)
             t_quad = time.perf_counter() - t_mid
             clock("capacitance LDL")
             # alpha_k = alpha_0 - S_0^{-1} U x_k = alpha_0 - L^{-T} (V x_k)
@@ -576,3 +574,25 @@ class Solutions:
             return self.alpha_dual[c - self.n_primal]
         fitted = self.node_values(c)[self.trees.nodes_at(self.lifetimes[c])].sum(axis=0)
         return (self.y - fitted) / self.s2n
+
+
+def _prefix_solutions(Z, c, p):
+    """Every leading system of the block-bordered ``Z`` at once.
+
+    With the unpivoted block LDL^T of ``Z`` (``p x p`` pivots, one per event), the
+    leading ``p k`` rows of ``Z x = c`` are the state after ``k`` events: returns the
+    per-event decrements of the quadratic form ``c^T Z^{-1} c`` (``dq``), the pivots'
+    ``log|det|`` (their prefix sums are the states' log-determinants) and the states'
+    solutions ``x_k`` as the columns of cumulative sums of ``L^{-T} blockdiag(beta)``.
+    """
+    b = Z.shape[0] // p
+    ii = np.arange(b)
+    L, Dinv, logabs = block_ldl(Z, p)
+    ct = lapack.dtrtrs(L, c, lower=1, unitdiag=1)[0]
+    beta = np.einsum("iab,ib->ia", Dinv, ct.reshape(b, p))
+    dq = np.einsum("ia,ia->i", ct.reshape(b, p), beta)
+    Bmat = np.zeros((p * b, b), order="F")
+    for a in range(p):
+        Bmat[p * ii + a, ii] = beta[:, a]
+    return dq, logabs, np.cumsum(lapack.dtrtrs(L, Bmat, lower=1, trans=1, unitdiag=1)[0],
+                                 axis=1)
