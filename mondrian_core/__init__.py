@@ -1,9 +1,10 @@
 """Mondrian Explorer's NumPy/SciPy core: the Mondrian process, the Mondrian kernel,
 Mondrian forests and random partition kernels.
 
-The names here are the library's building blocks (``CONTRACT.md`` keeps them stable):
-primitives (the process, trees over data, random partitions) and the learners built on
-them (feature maps, the lifetime sweep and posterior, forests, partition-kernel GPs).
+The names here are the library's building blocks, kept stable by the public API
+contract in the repository (``docs/CONTRACT.md``): primitives (the process, trees over
+data, random partitions) and the learners built on them (feature maps, the lifetime
+sweep and posterior, forests, partition-kernel GPs).
 Experiment recipes live in :mod:`mondrian_core.experiments`, Plotly figure builders in
 :mod:`mondrian_core.figures`. No module in this package imports Streamlit.
 """

@@ -204,6 +204,19 @@ class PartitionGP(RegressorMixin, BaseEstimator):
     A. Davies and Z. Ghahramani (2014), "The Random Forest Kernel and other
     kernels for big data from random partitions"; C. E. Rasmussen and
     C. K. I. Williams (2006), Gaussian Processes for Machine Learning, Alg. 2.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import MondrianPartitions, PartitionGP
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(200, 2))
+    >>> y = np.sin(4 * X[:, 0]) + 0.1 * rng.standard_normal(200)
+    >>> gp = PartitionGP(MondrianPartitions(n_partitions=50, lifetime=4.0, random_state=0))
+    >>> gp = gp.fit(X, y)
+    >>> mean, std = gp.predict(X[:5], return_std=True)
+    >>> mean.shape, bool(np.all(std > 0)), bool(gp.score(X, y) > 0.8)
+    ((5,), True, True)
     """
 
     def __init__(self, partitions, noise_variance=0.1, preconditioner=True, tol=1e-6,
@@ -521,6 +534,15 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
     ----------
     A. Davies and Z. Ghahramani (2014), "The Random Forest Kernel and other kernels
     for big data from random partitions", sec. 2.2 and Figure 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import MondrianPartitions, PartitionKernelPCA, two_spirals
+    >>> data = two_spirals(n=200, random_state=0)
+    >>> kpca = PartitionKernelPCA(MondrianPartitions(n_partitions=50, lifetime=3.0, random_state=0))
+    >>> kpca.fit_transform(data.X).shape
+    (200, 2)
     """
 
     def __init__(self, partitions, n_components=2, tol=1e-6, n_jobs=None):

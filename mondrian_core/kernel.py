@@ -74,6 +74,15 @@ def laplace_kernel(X, Y=None, lifetime=1.0) -> np.ndarray:
     ----------
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     UAI, sec. 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import laplace_kernel
+    >>> K = laplace_kernel(np.array([[0.0, 0.0], [1.0, 0.5]]), lifetime=2.0)
+    >>> np.round(K, 4)
+    array([[1.    , 0.0498],
+           [0.0498, 1.    ]])
     """
     lifetime = check_lifetime(lifetime)
     X = check_points(X)
@@ -182,6 +191,18 @@ class MondrianFeatures(TransformerMixin, BaseEstimator):
     M. Balog, B. Lakshminarayanan, Z. Ghahramani, D. M. Roy and Y. W. Teh,
     "The Mondrian Kernel", UAI 2016.
     D. M. Roy and Y. W. Teh, "The Mondrian Process", NIPS 2009.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import MondrianFeatures
+    >>> X = np.random.default_rng(0).uniform(size=(100, 2))
+    >>> features = MondrianFeatures(lifetime=3.0, n_trees=20, random_state=0).fit(X)
+    >>> Phi = features.transform(X)
+    >>> Phi.shape == (100, features.n_cells())  # one column per cell of any tree
+    True
+    >>> bool(np.allclose(Phi.sum(axis=1), np.sqrt(20)))
+    True
     """
 
     def __init__(self, lifetime=1.0, n_trees=50, random_state=None):
@@ -426,6 +447,17 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     ----------
     A. Rahimi and B. Recht, "Random Features for Large-Scale Kernel Machines",
     NIPS 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import RandomFourierFeatures, laplace_kernel
+    >>> X = np.random.default_rng(0).uniform(size=(50, 2))
+    >>> Z = RandomFourierFeatures(lifetime=2.0, n_components=4000, random_state=0).fit(X).transform(X)
+    >>> Z.shape
+    (50, 4000)
+    >>> bool(np.abs(Z @ Z.T - laplace_kernel(X, lifetime=2.0)).max() < 0.1)
+    True
     """
 
     def __init__(self, lifetime=1.0, n_components=100, random_state=None):
@@ -559,6 +591,15 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
     ----------
     A. Rahimi and B. Recht, "Random Features for Large-Scale Kernel Machines",
     NIPS 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import RandomBinningFeatures
+    >>> X = np.random.default_rng(0).uniform(size=(100, 2))
+    >>> Z = RandomBinningFeatures(lifetime=3.0, n_grids=20, random_state=0).fit(X).transform(X)
+    >>> Z.shape[0], int(Z.getnnz(axis=1).max())
+    (100, 20)
     """
 
     def __init__(self, lifetime=1.0, n_grids=50, random_state=None):

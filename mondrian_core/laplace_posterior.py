@@ -261,6 +261,18 @@ def laplace_lifetime_posterior(X, y, prior, noise_variance=0.1, prior_variance=1
     "The Mondrian Kernel", UAI 2016, Section 3 and Supplement B.
     C. E. Rasmussen and C. K. I. Williams, "Gaussian Processes for Machine Learning",
     MIT Press 2006, Section 5.4 (the marginal likelihood).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> from mondrian_core import laplace_lifetime_posterior
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(60, 1))
+    >>> y = np.sin(6 * X[:, 0]) + 0.1 * rng.standard_normal(60)
+    >>> post = laplace_lifetime_posterior(X, y, stats.expon(scale=10.0))
+    >>> bool(0 < post.quantile(0.05) < post.map < post.quantile(0.95))
+    True
     """
     X = check_points(X)
     y = check_target(y, X)

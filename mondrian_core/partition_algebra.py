@@ -93,6 +93,17 @@ class PartitionAlgebra:
     ----------
     Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
     data from random partitions", sec. 3.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import PartitionAlgebra
+    >>> labels = np.array([[0, 0, 1], [0, 1, 1]])  # two partitions of three points
+    >>> algebra = PartitionAlgebra(labels)
+    >>> algebra.kernel_matmat(np.eye(3))  # the fraction of partitions two points share
+    array([[1. , 0.5, 0. ],
+           [0.5, 1. , 0.5],
+           [0. , 0.5, 1. ]])
     """
 
     def __init__(self, labels: np.ndarray, n_jobs: int = 1):

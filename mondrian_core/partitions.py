@@ -204,6 +204,15 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
     ----------
     A. Davies and Z. Ghahramani, "The Random Forest Kernel and other kernels for
     big data from random partitions", arXiv:1402.4293, 2014.
+
+    Examples
+    --------
+    >>> from mondrian_core import FastClusterPartitions, two_spirals
+    >>> X = two_spirals(n=100, random_state=0).X
+    >>> parts = FastClusterPartitions(n_partitions=20, max_level=4, random_state=0).fit(X)
+    >>> labels = parts.labels(X)
+    >>> labels.shape, int(labels.max()) < 2 ** 4
+    ((20, 100), True)
     """
 
     def __init__(self, n_partitions=200, max_level=8, random_state=None, n_jobs=None):
@@ -385,6 +394,16 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
     ----------
     A. Davies and Z. Ghahramani, "The Random Forest Kernel and other kernels for
     big data from random partitions", arXiv:1402.4293, 2014.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import RandomForestPartitions
+    >>> X = np.random.default_rng(0).uniform(size=(100, 3))
+    >>> y = X[:, 0] + X[:, 1] ** 2  # the partitions are supervised
+    >>> parts = RandomForestPartitions(n_partitions=20, random_state=0).fit(X, y)
+    >>> parts.labels(X).shape
+    (20, 100)
     """
 
     def __init__(self, n_partitions=200, max_level=None, max_features=1 / 3,
@@ -516,6 +535,17 @@ class MondrianPartitions(_PartitionsMixin, BaseEstimator):
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     UAI. Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for
     big data from random partitions".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import MondrianPartitions, PartitionAlgebra, laplace_kernel
+    >>> X = np.random.default_rng(0).uniform(size=(60, 2))
+    >>> parts = MondrianPartitions(n_partitions=2000, lifetime=2.0, random_state=0).fit(X)
+    >>> algebra = PartitionAlgebra(parts.labels(X))
+    >>> K = algebra.kernel_matmat(np.eye(60))  # the fraction of partitions two points share
+    >>> bool(np.abs(K - laplace_kernel(X, lifetime=2.0)).max() < 0.1)
+    True
     """
 
     def __init__(self, n_partitions=200, lifetime=1.0, random_state=None):

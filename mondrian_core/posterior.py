@@ -439,6 +439,19 @@ def lifetime_posterior(path, prior) -> LifetimePosterior:
     ----------
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     Supplement B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> from mondrian_core import lifetime_path, lifetime_posterior
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(60, 1))
+    >>> y = np.sin(6 * X[:, 0]) + 0.1 * rng.standard_normal(60)
+    >>> path = lifetime_path(X, y, terminal_lifetime=30.0, n_trees=10, random_state=0)
+    >>> post = lifetime_posterior(path, stats.expon(scale=10.0))
+    >>> bool(0 < post.quantile(0.05) < post.mean < post.quantile(0.95) <= 30.0)
+    True
     """
     if not hasattr(path, "log_marginal_likelihood"):
         raise InputError("path must be a LifetimePath from lifetime_path(...).")

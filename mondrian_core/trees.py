@@ -31,6 +31,15 @@ from mondrian_core._validation import (
 )
 from mondrian_core.errors import InputError
 from mondrian_core.process import expected_cells, max_lifetime
+from mondrian_core.tree_extension import (  # noqa: F401 - row_hash, hashed_exponential: re-exported
+    TreesBuilder,
+    assemble,
+    draw_beside_fitted,
+    hashed_exponential,
+    independent_extension,
+    number_new_cells,
+    row_hash,
+)
 
 __all__ = ["MondrianTrees", "sample_mondrian_trees", "MAX_TREE_ROWS", "MAX_TREE_CELLS"]
 
@@ -400,47 +409,23 @@ class MondrianTrees:
         ----------
         Roy and Teh (2009), "The Mondrian Process". Lakshminarayanan, Roy and Teh
         (2014), "Mondrian Forests: Efficient Online Random Forests".
+
+        Examples
+        --------
+        >>> from mondrian_core import sample_mondrian_trees, two_moons
+        >>> trees = sample_mondrian_trees(two_moons(n=50, random_state=0).X, n_trees=5,
+        ...                               lifetime=4.0, random_state=0)
+        >>> nodes, branched = trees.apply(trees.X_fit[:3], random_state=0)  # fitted: own leaves
+        >>> bool((nodes == trees.leaf_of_point[:, :3]).all()), bool(branched.any())
+        (True, False)
+        >>> nodes, branched = trees.apply([[5.0, 5.0]], random_state=0)  # far away: a cell of its own
+        >>> bool(branched.all())
+        True
         """
         X_new = check_points(X_new, "X_new", n_features=self.n_features_in)
         time = self._check_time(time)
         seed = np.uint64(check_random_state(random_state).integers(2**63))
-        point_hash = row_hash(X_new)
-        m, n = self.n_trees, X_new.shape[0]
-        nodes = np.repeat(self.roots[:, None], n, axis=1).reshape(-1)
-        branched = np.zeros(m * n, dtype=bool)
-        point = np.tile(np.arange(n), m)
-        active = np.arange(m * n)
-        # Nodes cut at or before `time` are followed; others are terminal here.
-        cut_by_time = self.split_time <= time
-        while active.size:
-            j = nodes[active]
-            x = X_new[point[active]]
-            rate = (np.maximum(self.lower[j] - x, 0.0) + np.maximum(x - self.upper[j], 0.0)).sum(1)
-            e = hashed_exponential(point_hash[point[active]], j, seed)
-            with np.errstate(divide="ignore"):
-                wait = np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
-            horizon = np.minimum(self.split_time[j], time)
-            off = self.birth_time[j] + wait < horizon
-            branched[active[off]] = True
-            go = ~off & cut_by_time[j]
-            act = active[go]
-            jj = j[go]
-            xd = X_new[point[act], self.split_dim[jj]]
-            nodes[act] = np.where(xd <= self.split_loc[jj], self.left[jj], self.right[jj])
-            active = act
-        return nodes.reshape(m, n), branched.reshape(m, n)
-
-
-    def _fitted_index(self, X_new: np.ndarray) -> np.ndarray:
-        """For each row of ``X_new``, the index of an equal fitted point, or -1."""
-        fit_hash = row_hash(self.X_fit)
-        order = np.argsort(fit_hash, kind="stable")
-        sorted_hash = fit_hash[order]
-        new_hash = row_hash(X_new)
-        pos = np.minimum(np.searchsorted(sorted_hash, new_hash), sorted_hash.size - 1)
-        cand = order[pos]
-        same = (sorted_hash[pos] == new_hash) & np.all(self.X_fit[cand] == X_new, axis=1)
-        return np.where(same, cand, -1)
+        return independent_extension(self, X_new, time, seed)
 
     def extend_jointly(self, X_new, time=None, random_state=None):
         """Place all rows of ``X_new`` by one conditional Mondrian draw (joint extension).
@@ -494,19 +479,8 @@ class MondrianTrees:
         X_new = self._check_new(X_new)
         time = self._check_time(time)
         m, n = self.n_trees, X_new.shape[0]
-        node_out, fresh_out, _ = self._joint_draw(X_new, time, check_random_state(random_state))
-        # number the new cells by first appearance in row-major (row, tree) order
-        new_cell = np.full(m * n, -1, dtype=np.int64)
-        is_new = fresh_out >= 0
-        if is_new.any():
-            flat_rm = np.flatnonzero(is_new.reshape(m, n).T.reshape(-1))  # (row, tree) order
-            tree_of, row_of = flat_rm % m, flat_rm // m
-            labels = fresh_out[tree_of * n + row_of]
-            _, first, inv = np.unique(labels, return_index=True, return_inverse=True)
-            rank = np.empty(first.size, dtype=np.int64)
-            rank[np.argsort(first, kind="stable")] = np.arange(first.size)
-            new_cell[tree_of * n + row_of] = rank[inv]
-        return node_out.reshape(m, n), new_cell.reshape(m, n)
+        draw = draw_beside_fitted(self, X_new, time, check_random_state(random_state))
+        return draw.node.reshape(m, n), number_new_cells(draw.cell, m, n)
 
     def extended(self, X_new, random_state=None) -> MondrianTrees:
         """These trees grown to hold ``X_new`` too (online training, Supplement C).
@@ -540,11 +514,11 @@ class MondrianTrees:
         X_all = np.vstack([self.X_fit, X_new])
         check_tree_budget(X_all, self.n_trees, self.lifetime)
         m, n = self.n_trees, X_new.shape[0]
-        node_out, _, b = self._joint_draw(X_new, self.lifetime, check_random_state(random_state),
-                                          build=True)
-        leaf_new = np.where(node_out >= 0, node_out, b.leaf_of).reshape(m, n)
+        b = TreesBuilder(self)
+        draw = draw_beside_fitted(self, X_new, self.lifetime, check_random_state(random_state), b)
+        leaf_new = np.where(draw.node >= 0, draw.node, draw.leaf).reshape(m, n)
         leaf = np.hstack([self.leaf_of_point, leaf_new])
-        return _assemble(self, b, leaf, X_all)
+        return assemble(self, b, leaf, X_all)
 
     def _check_new(self, X_new) -> np.ndarray:
         X_new = check_points(X_new, "X_new")
@@ -554,262 +528,6 @@ class MondrianTrees:
                 f"{self.n_features_in}."
             )
         return X_new
-
-    def _joint_draw(self, X_new, time, rng, build=False):
-        """The rounds of :meth:`extend_jointly`.
-
-        Returns ``(nodes, groups, builder)``, flat over (tree, row): the fitted node
-        holding each row (or -1), the label of the new cell holding it (or -1), and with
-        ``build`` the :class:`_Builder` that recorded every node the draw creates.
-        """
-        m, n = self.n_trees, X_new.shape[0]
-        lower, upper = self.lower, self.upper
-        node_out = np.full(m * n, -1, dtype=np.int64)
-        fresh_out = np.full(m * n, -1, dtype=np.int64)  # group label of a new cell
-        # Rows equal to fitted points are already placed (they lie in every box on their
-        # path and never open a gap); leaving them out of the draw also makes the other
-        # rows' placement the same whether or not fitted points are stacked with them.
-        fitted_row = self._fitted_index(X_new)
-        is_fit = fitted_row >= 0
-        if is_fit.any():
-            node_out.reshape(m, n)[:, is_fit] = self.nodes_at(time)[:, fitted_row[is_fit]]
-        # entries: one per (tree, new row); groups: rows reaching one node together
-        ent = np.flatnonzero(np.tile(~is_fit, m))
-        ent_group = ent // n
-        g_node = self.roots.astype(np.int64).copy()
-        g_birth = np.zeros(m)
-        builder = _Builder(self) if build else None
-        if builder is not None:
-            builder.leaf_of = np.full(m * n, -1, dtype=np.int64)
-        g_cur = g_node.copy()  # with build: the group's node in the grown tree
-        while ent.size:
-            order = np.argsort(ent_group, kind="stable")
-            ent, ent_group = ent[order], ent_group[order]
-            x = X_new[ent % n]
-            starts = np.flatnonzero(np.r_[True, ent_group[1:] != ent_group[:-1]])
-            gid = ent_group[starts]  # the live groups, in order
-            node, birth = g_node[gid], g_birth[gid]
-            nlo = np.minimum.reduceat(x, starts, axis=0)
-            nhi = np.maximum.reduceat(x, starts, axis=0)
-            fitted = node >= 0
-            safe = np.where(fitted, node, 0)
-            flo = np.where(fitted[:, None], lower[safe], nlo)
-            fhi = np.where(fitted[:, None], upper[safe], nhi)
-            # fitted groups: the gap between the node's box and the enlarged box;
-            # fresh groups: their own bounding box (nothing to stay attached to)
-            # (capped at 1e300: a point ~1e308 away would make the sums overflow; such a
-            # gap is cut at once either way, and a cut inside the capped part still
-            # separates the far rows)
-            with np.errstate(over="ignore"):
-                gap_lo = np.minimum(np.where(fitted[:, None], flo - np.minimum(flo, nlo), 0.0),
-                                    1e300)
-                gap_hi = np.minimum(np.where(fitted[:, None], np.maximum(fhi, nhi) - fhi,
-                                             nhi - nlo), 1e300)
-            gap = gap_lo + gap_hi
-            rate = gap.sum(axis=1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                wait = np.where(rate > 0, rng.standard_exponential(gid.size) / rate, np.inf)
-            horizon = np.where(fitted, np.minimum(self.split_time[safe], time), time)
-            cut_new = birth + wait < horizon
-
-            g_of_ent = np.repeat(np.arange(gid.size), np.diff(np.r_[starts, ent.size]))
-            # 1. a new cut: dimension proportional to the gap's side, uniform in the gap
-            k = np.flatnonzero(cut_new)
-            side = np.zeros(ent.size, dtype=np.int8)  # 0 stays, 1 leaves as a fresh group
-            if k.size:
-                cs = np.cumsum(gap[k], axis=1)
-                u = rng.random(k.size) * cs[:, -1]
-                d = np.minimum((cs <= u[:, None]).sum(axis=1), gap.shape[1] - 1)
-                u = u - np.where(d > 0, cs[np.arange(k.size), d - 1], 0.0)
-                glo = gap_lo[k, d]
-                fit_k = fitted[k]
-                # fitted: lower gap [nlo, flo) if u < glo, else upper gap (fhi, nhi];
-                # fresh: anywhere in the box [nlo, nhi]
-                below = fit_k & (u < glo)
-                loc = np.where(fit_k, np.where(below, flo[k, d] - glo + u, fhi[k, d] + u - glo),
-                               nlo[k, d] + u)
-                kk = np.full(gid.size, -1)
-                kk[k] = np.arange(k.size)
-                sel = cut_new[g_of_ent]
-                j = kk[g_of_ent[sel]]
-                xd = x[sel, d[j]]
-                leave = np.where(fitted[k][j], np.where(below[j], xd <= loc[j], xd > loc[j]),
-                                 xd > loc[j])
-                side[np.flatnonzero(sel)[leave]] = 1
-                g_birth[gid[k]] = birth[k] + wait[k]
-                if builder is not None:
-                    far, stay = builder.cut(g_cur[gid[k]], fit_k, birth[k], birth[k] + wait[k],
-                                            d, loc, below)
-                    g_cur[gid[k]] = stay
-            # 2. no new cut, node cut by `time`: follow its cut to the children
-            follow = ~cut_new & fitted & (self.split_time[safe] <= time)
-            # 3. no new cut, otherwise: the rows' cell at `time` is final
-            final = ~cut_new & ~follow
-            ge = g_of_ent
-            done = final[ge]
-            fin_f = done & fitted[ge]
-            node_out[ent[fin_f]] = node[ge[fin_f]]
-            fin_n = done & ~fitted[ge]
-            fresh_out[ent[fin_n]] = gid[ge[fin_n]]
-            if builder is not None:
-                builder.leaf_of[ent[fin_n]] = g_cur[gid[ge[fin_n]]]
-            # new groups: rows that left (one fresh group per cut group), children
-            new_ids = []
-            leave_e = side == 1
-            if leave_e.any():
-                parents = np.unique(ge[leave_e])
-                ids = np.arange(g_node.size, g_node.size + parents.size)
-                pos = np.full(gid.size, -1)
-                pos[parents] = ids
-                ent_group[leave_e] = pos[ge[leave_e]]
-                new_ids.append((ids, np.full(parents.size, -1), g_birth[gid[parents]]))
-                # with build, the far side's new node (from builder.cut)
-                g_cur = np.concatenate([g_cur, far[kk[parents]] if builder is not None
-                                        else np.full(parents.size, -1)])
-            fol_e = follow[ge]
-            if fol_e.any():
-                j = node[ge[fol_e]]
-                xd = x[fol_e, self.split_dim[j]]
-                child = np.where(xd <= self.split_loc[j], self.left[j], self.right[j])
-                base = g_node.size + sum(a[0].size for a in new_ids)
-                keys, inv = np.unique(ge[fol_e] * 2 + (xd > self.split_loc[j]),
-                                      return_inverse=True)
-                ent_group[fol_e] = base + inv
-                first = np.zeros(keys.size, dtype=np.int64)
-                first[inv] = child
-                new_ids.append((base + np.arange(keys.size), first,
-                                self.birth_time[first]))
-                g_cur = np.concatenate([g_cur, first])
-            for _, nd, br in new_ids:
-                g_node = np.concatenate([g_node, nd])
-                g_birth = np.concatenate([g_birth, br])
-            keep = ~done
-            ent, ent_group = ent[keep], ent_group[keep]
-        return node_out, fresh_out, builder
-
-
-class _Builder:
-    """Records the nodes a joint draw adds to a tree (for :meth:`MondrianTrees.extended`).
-
-    Starts from copies of the fitted tree's node arrays; node ids of the fitted tree are
-    kept, new nodes get the next ids. ``origin[k]`` is the oldest node holding the same
-    previously seen points as ``k`` (a node inserted above ``j`` holds ``j``'s points).
-    """
-
-    _FIELDS = ("tree", "parent", "left", "right", "birth_time", "split_time", "split_dim",
-               "split_loc", "origin")
-
-    def __init__(self, trees: MondrianTrees):
-        self.trees = trees
-        for name in self._FIELDS:
-            setattr(self, name, np.array(getattr(trees, name), copy=True))
-        self.roots = np.array(trees.roots, copy=True)
-        self.leaf_of = np.empty(0, dtype=np.int64)  # set by the draw: flat (tree, row)
-
-    def _new(self, count: int, tree, parent, birth) -> np.ndarray:
-        ids = np.arange(self.tree.size, self.tree.size + count)
-        grow = {"tree": tree, "parent": parent, "left": np.full(count, -1),
-                "right": np.full(count, -1), "birth_time": birth,
-                "split_time": np.full(count, np.inf), "split_dim": np.full(count, -1),
-                "split_loc": np.full(count, np.nan), "origin": ids}
-        for name, values in grow.items():
-            old = getattr(self, name)
-            setattr(self, name, np.concatenate([old, np.asarray(values, dtype=old.dtype)]))
-        return ids
-
-    def cut(self, cur, fitted, birth, tau, dim, loc, below):
-        """New cuts at time ``tau`` of the groups at nodes ``cur``; returns the nodes of
-        the rows that leave and of the rows that stay."""
-        far = np.empty(cur.size, dtype=np.int64)
-        stay = cur.copy()
-        f = np.flatnonzero(fitted)
-        if f.size:  # insert P above j: one child j (from tau on), the other a new leaf F
-            j = cur[f]
-            P = self._new(f.size, self.tree[j], self.parent[j], birth[f])
-            F = self._new(f.size, self.tree[j], P, tau[f])
-            self.split_time[P], self.split_dim[P], self.split_loc[P] = tau[f], dim[f], loc[f]
-            b = below[f]
-            self.left[P] = np.where(b, F, j)
-            self.right[P] = np.where(b, j, F)
-            self.origin[P] = self.origin[j]
-            par = self.parent[j]
-            top = par < 0
-            self.roots[self.tree[j[top]]] = P[top]
-            pl = ~top & (self.left[np.maximum(par, 0)] == j)
-            self.left[par[pl]] = P[pl]
-            pr = ~top & ~pl
-            self.right[par[pr]] = P[pr]
-            self.parent[j] = P
-            self.birth_time[j] = tau[f]
-            far[f] = F
-        g = np.flatnonzero(~fitted)
-        if g.size:  # a new node's own cut: two new children
-            node = cur[g]
-            L = self._new(g.size, self.tree[node], node, tau[g])
-            R = self._new(g.size, self.tree[node], node, tau[g])
-            self.split_time[node], self.split_dim[node], self.split_loc[node] = (
-                tau[g], dim[g], loc[g])
-            self.left[node], self.right[node] = L, R
-            stay[g], far[g] = L, R
-        return far, stay
-
-
-def _assemble(trees: MondrianTrees, b: _Builder, leaf: np.ndarray, X_all: np.ndarray):
-    """A :class:`MondrianTrees` from a builder's node arrays and every point's leaf:
-    depths from the roots down, each node's range of points in ``order``."""
-    n_nodes, m = b.tree.size, leaf.shape[0]
-    depth = np.full(n_nodes, -1, dtype=np.int64)
-    levels, frontier = [], b.roots.astype(np.int64)
-    while frontier.size:  # one pass per depth
-        depth[frontier] = len(levels)
-        levels.append(frontier)
-        kids = np.concatenate([b.left[frontier], b.right[frontier]])
-        frontier = kids[kids >= 0]
-    size = np.bincount(leaf.ravel(), minlength=n_nodes).astype(np.int64)
-    for nodes in levels[:0:-1]:  # deepest first: a node holds its children's points
-        np.add.at(size, b.parent[nodes], size[nodes])
-    start = np.zeros(n_nodes, dtype=np.int64)
-    for nodes in levels:
-        inner = nodes[b.left[nodes] >= 0]
-        start[b.left[inner]] = start[inner]
-        start[b.right[inner]] = start[inner] + size[b.left[inner]]
-    order = np.argsort(start[leaf], axis=1, kind="stable").astype(np.int64)
-    return MondrianTrees(lifetime=trees.lifetime, n_trees=m, n_features_in=trees.n_features_in,
-                         tree=b.tree, roots=b.roots, parent=b.parent, left=b.left,
-                         right=b.right, depth=depth, birth_time=b.birth_time,
-                         split_time=b.split_time, split_dim=b.split_dim,
-                         split_loc=b.split_loc, order=order, start=start, stop=start + size,
-                         leaf_of_point=leaf, X_fit=X_all, origin=b.origin,
-                         n_base_nodes=trees.n_base_nodes)
-
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _splitmix64(z: np.ndarray) -> np.ndarray:
-    """The splitmix64 finaliser (a bijective 64-bit mixer), vectorised."""
-    with np.errstate(over="ignore"):
-        z = z + _GOLDEN
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
-
-
-def row_hash(X: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each row's float64 bit patterns (-0.0 counted as 0.0)."""
-    bits = np.ascontiguousarray(X + 0.0).view(np.uint64)
-    h = np.zeros(X.shape[0], dtype=np.uint64)
-    for d in range(X.shape[1]):  # loop over dimensions, vectorised over points
-        h = _splitmix64(h ^ bits[:, d])
-    return h
-
-
-def hashed_exponential(point_hash, node, seed) -> np.ndarray:
-    """Exp(1) variates determined by (seed, node, point): counter-based randomness."""
-    z = _splitmix64(point_hash ^ _splitmix64(node.astype(np.uint64) ^ seed))
-    u = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53 + 2.0**-54  # in (0, 1)
-    return -np.log(u)
-
 
 def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTrees:
     """Sample ``n_trees`` independent Mondrian partitions of the points ``X``.
@@ -865,6 +583,17 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
     Roy and Teh (2009), "The Mondrian Process". Balog, Lakshminarayanan, Ghahramani,
     Roy and Teh (2016), "The Mondrian Kernel", sec. 3. Lakshminarayanan, Roy and Teh
     (2014), "Mondrian Forests: Efficient Online Random Forests".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import sample_mondrian_trees
+    >>> X = np.random.default_rng(0).uniform(size=(50, 2))
+    >>> trees = sample_mondrian_trees(X, n_trees=5, lifetime=4.0, random_state=0)
+    >>> trees.nodes_at(2.0).shape  # each point's cell at lifetime 2, per tree
+    (5, 50)
+    >>> bool((trees.n_cells(2.0) <= trees.n_cells()).all())
+    True
     """
     X = check_points(X)
     n_trees = check_count(n_trees, "n_trees")
@@ -931,8 +660,8 @@ def grow_subtrees(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len, 
     subtree runs the Mondrian of its cell from its birth time to ``lifetime``, restricted
     to its points, by the thinning of :func:`sample_mondrian_trees` (all subtrees advance
     together, one proposal per active node per round). Batch trees are the case of one
-    root per tree born at 0 over all points; the online forest grows the subtrees of
-    points separated from the old ones with it.
+    root per tree born at 0 over all points (new points in fitted trees go through
+    :func:`mondrian_core.tree_extension.joint_draw` instead).
 
     Parameters
     ----------
@@ -955,166 +684,190 @@ def grow_subtrees(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len, 
         ``order``), ``roots``; ``order`` (point id at every position, each node's points
         contiguous) and ``leaf_at`` (leaf node id at every position).
     """
-    n, dim = X.shape
-    itype = pid.dtype.type
-    m = root_tree.size
+    g = _Growth(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len, lifetime, rng)
+    while g.tick():
+        d, loc, v, cut = g.propose()
+        if cut.any():
+            g.split(d, loc, v, cut)
+    return g.result()
 
-    # node attributes, appended at creation (ids are creation order)
-    C_tree, C_parent, C_depth, C_birth, C_start, C_len = [], [], [], [], [], []
-    # split records, appended when a node is cut
-    S_id, S_time, S_dim, S_loc = [], [], [], []
 
-    # working set of active nodes (all arrays of length k) and their rows
-    w_id = np.arange(m, dtype=np.int64)
-    w_tree = np.asarray(root_tree, dtype=np.int64)
-    w_depth = np.zeros(m, dtype=np.int64)
-    w_clock = np.asarray(root_time, dtype=float).copy()
-    w_lo = np.array(root_lo, dtype=float)
-    w_hi = np.array(root_hi, dtype=float)
-    w_len = np.asarray(root_len, dtype=np.int64)
-    w_start = np.cumsum(w_len) - w_len
-    C_tree.append(w_tree)
-    C_parent.append(np.full(m, -1, dtype=np.int64))
-    C_depth.append(w_depth)
-    C_birth.append(w_clock.copy())
-    C_start.append(w_start)
-    C_len.append(w_len)
-    next_id = m
-    total = int(w_len.sum())
-    order = np.empty(total, dtype=itype)
-    leaf_at = np.empty(total, dtype=np.int64)
+class _Working:
+    """The active nodes of a growth round, one entry per node in each array: ``node``
+    ids, ``tree``, ``depth``, ``clock`` (the time reached), the cell ``lo, hi`` and the
+    node's rows ``pid[start : start + count]``."""
 
-    def retire(mask):
+    FIELDS = ("node", "tree", "depth", "clock", "lo", "hi", "start", "count")
+
+    def __init__(self, **arrays):
+        self.__dict__.update(arrays)
+
+    @property
+    def size(self) -> int:
+        return self.node.size
+
+    def take(self, idx) -> _Working:
+        """The entries ``idx`` (a mask or indices, repeats allowed)."""
+        return _Working(**{f: getattr(self, f)[idx] for f in self.FIELDS})
+
+
+class _Growth:
+    """The rounds of :func:`grow_subtrees`: the working set, the nodes made so far (in
+    creation order: ids) and the rows' final order."""
+
+    def __init__(self, X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len,
+                 lifetime, rng):
+        self.XT, self.lifetime, self.rng = XT, lifetime, rng
+        self.n, self.dim = X.shape
+        self.itype = pid.dtype.type
+        self.m = m = root_tree.size
+        self.pid = pid
+        count = np.asarray(root_len, dtype=np.int64)
+        self.w = _Working(node=np.arange(m, dtype=np.int64),
+                          tree=np.asarray(root_tree, dtype=np.int64),
+                          depth=np.zeros(m, dtype=np.int64),
+                          clock=np.asarray(root_time, dtype=float).copy(),
+                          lo=np.array(root_lo, dtype=float), hi=np.array(root_hi, dtype=float),
+                          start=np.cumsum(count) - count, count=count)
+        # node attributes, appended at creation; split records, appended at each cut
+        self.made = {f: [] for f in ("tree", "parent", "depth", "birth", "start", "count")}
+        self.cuts = {f: [] for f in ("node", "time", "dim", "loc")}
+        self._record(self.w, np.full(m, -1, dtype=np.int64))
+        self.next_id = m
+        total = int(count.sum())
+        self.order = np.empty(total, dtype=self.itype)
+        self.leaf_at = np.empty(total, dtype=np.int64)
+
+    def _record(self, w, parent):
+        for f, v in (("tree", w.tree), ("parent", parent), ("depth", w.depth),
+                     ("birth", w.clock.copy()), ("start", w.start), ("count", w.count)):
+            self.made[f].append(v)
+
+    def _retire(self, mask):
         """Nodes in ``mask`` are leaves: write their points' order and leaf id."""
-        if not mask.any():
-            return
-        r = np.repeat(mask, w_len)
+        w = self.w
+        r = np.repeat(mask, w.count)
         li = np.flatnonzero(mask)
-        fpos = _segment_rows(w_start[li], w_len[li])
-        order[fpos] = pid[r]
-        leaf_at[fpos] = np.repeat(w_id[li], w_len[li])
+        fpos = _segment_rows(w.start[li], w.count[li])
+        self.order[fpos] = self.pid[r]
+        self.leaf_at[fpos] = np.repeat(w.node[li], w.count[li])
 
-    while w_id.size:
-        k = w_id.size
-        side = w_hi - w_lo
-        rate = side.sum(1)
-        e = rng.standard_exponential(k)
+    def tick(self) -> bool:
+        """Advance every active node's clock by its next proposal's waiting time; retire
+        the nodes past the lifetime (or of one point). False when none is left."""
+        w = self.w
+        rate = (w.hi - w.lo).sum(1)
+        e = self.rng.standard_exponential(w.size)
         with np.errstate(divide="ignore"):
-            w_clock = w_clock + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
-        done = (w_clock >= lifetime) | (w_len < 2)  # a single point is never cut
+            w.clock = w.clock + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
+        done = (w.clock >= self.lifetime) | (w.count < 2)  # a single point is never cut
         if done.any():
-            retire(done)
+            self._retire(done)
             keep = ~done
-            pid = pid[np.repeat(keep, w_len)]
-            w_id, w_tree, w_depth, w_clock = w_id[keep], w_tree[keep], w_depth[keep], w_clock[keep]
-            w_lo, w_hi, side = w_lo[keep], w_hi[keep], side[keep]
-            w_start, w_len = w_start[keep], w_len[keep]
-            k = w_id.size
-            if k == 0:
-                break
-        # proposal: dimension proportional to the cell's side, location uniform in it
+            self.pid = self.pid[np.repeat(keep, w.count)]
+            self.w = w.take(keep)
+        return self.w.size > 0
+
+    def propose(self):
+        """One proposed cut per node: dimension proportional to the cell's side, location
+        uniform in it. A proposal outside the node's points shrinks the cell (it
+        separates nothing). Returns the dimensions, locations, the rows' coordinates in
+        their node's dimension and which proposals cut."""
+        w, itype = self.w, self.itype
+        k = w.size
+        side = w.hi - w.lo
         cs = np.cumsum(side, axis=1)
-        u = rng.random(k) * cs[:, -1]
-        d = np.minimum((cs <= u[:, None]).sum(1), dim - 1)
+        u = self.rng.random(k) * cs[:, -1]
+        d = np.minimum((cs <= u[:, None]).sum(1), self.dim - 1)
         rows_k = np.arange(k)
         bad = side[rows_k, d] <= 0  # rounding at a zero-width side
         if bad.any():
             d[bad] = np.argmax(side[bad], axis=1)
-        a, b = w_lo[rows_k, d], w_hi[rows_k, d]
-        loc = a + rng.random(k) * (b - a)
+        a, b = w.lo[rows_k, d], w.hi[rows_k, d]
+        loc = a + self.rng.random(k) * (b - a)
         # the points' extent in dimension d, per node
-        seg_off = np.cumsum(w_len) - w_len
-        v = XT[np.repeat(d.astype(itype) * itype(n), w_len) + pid]
+        seg_off = np.cumsum(w.count) - w.count
+        v = self.XT[np.repeat(d.astype(itype) * itype(self.n), w.count) + self.pid]
         lo = np.minimum.reduceat(v, seg_off)
         hi = np.maximum.reduceat(v, seg_off)
         below, above = loc < lo, loc >= hi
-        cut = ~(below | above)
         # misses shrink the cell to the side holding the points
-        w_lo[rows_k[below], d[below]] = loc[below]
-        w_hi[rows_k[above], d[above]] = loc[above]
-        if not cut.any():
-            continue
+        w.lo[rows_k[below], d[below]] = loc[below]
+        w.hi[rows_k[above], d[above]] = loc[above]
+        return d, loc, v, ~(below | above)
+
+    def split(self, d, loc, v, cut):
+        """Cut the nodes ``cut``: record the splits, order their rows left first, and
+        replace each in the working set by its two children."""
+        w = self.w
+        k = w.size
         ci = np.flatnonzero(cut)
-        S_id.append(w_id[ci])
-        S_time.append(w_clock[ci])
-        S_dim.append(d[ci])
-        S_loc.append(loc[ci])
-        # stable partition of the rows of cut nodes: left (x[d] <= loc) first
-        go_left = (v <= np.repeat(np.where(cut, loc, np.inf), w_len))
-        seg = np.repeat(np.arange(k), w_len)
-        cl = np.cumsum(go_left, dtype=np.int64)
-        before = np.concatenate(([0], cl))[seg_off]  # lefts before each segment
-        n_left = np.concatenate((before[1:], [cl[-1]])) - before
-        idx = np.arange(pid.size, dtype=np.int64)
-        n_left_row = n_left[seg]
-        before_row = before[seg]
-        newpos = np.where(go_left, seg_off[seg] + cl - 1 - before_row,
-                          idx + n_left_row - (cl - before_row))
-        new_pid = np.empty_like(pid)
-        new_pid[newpos] = pid
-        pid = new_pid
+        for f, val in (("node", w.node[ci]), ("time", w.clock[ci]), ("dim", d[ci]),
+                       ("loc", loc[ci])):
+            self.cuts[f].append(val)
+        n_left = self._partition(v, np.where(cut, loc, np.inf))
         # the working set: each cut node is replaced by its two children, in place
         nc = ci.size
         reps = np.where(cut, 2, 1)
-        child_ids = next_id + np.arange(2 * nc)
-        next_id += 2 * nc
         pos = np.cumsum(reps) - reps  # first slot of each old node
         is_child = np.zeros(int(reps.sum()), dtype=bool)
         is_child[pos[ci]] = True
         is_child[pos[ci] + 1] = True
-        old = np.repeat(np.arange(k), reps)
-        w_id = w_id[old]
-        w_id[is_child] = child_ids
-        w_tree, w_depth, w_clock = w_tree[old], w_depth[old], w_clock[old]
-        w_depth = w_depth + is_child
-        w_lo, w_hi = w_lo[old], w_hi[old]
+        w = self.w = w.take(np.repeat(np.arange(k), reps))
+        w.node[is_child] = self.next_id + np.arange(2 * nc)
+        self.next_id += 2 * nc
+        w.depth = w.depth + is_child
         left_slot, right_slot = pos[ci], pos[ci] + 1
-        w_hi[left_slot, d[ci]] = loc[ci]
-        w_lo[right_slot, d[ci]] = loc[ci]
-        w_start, w_len = w_start[old], w_len[old]
-        w_len[right_slot] = w_len[right_slot] - n_left[ci]
-        w_len[left_slot] = n_left[ci]
-        w_start[right_slot] = w_start[right_slot] + n_left[ci]
+        w.hi[left_slot, d[ci]] = loc[ci]
+        w.lo[right_slot, d[ci]] = loc[ci]
+        w.count[right_slot] = w.count[right_slot] - n_left[ci]
+        w.count[left_slot] = n_left[ci]
+        w.start[right_slot] = w.start[right_slot] + n_left[ci]
         new_slots = np.empty(2 * nc, dtype=np.int64)
         new_slots[0::2], new_slots[1::2] = left_slot, right_slot
-        C_tree.append(w_tree[new_slots])
-        C_parent.append(np.repeat(S_id[-1], 2))
-        C_depth.append(w_depth[new_slots])
-        C_birth.append(w_clock[new_slots])
-        C_start.append(w_start[new_slots])
-        C_len.append(w_len[new_slots])
+        self._record(w.take(new_slots), np.repeat(self.cuts["node"][-1], 2))
 
-    cat = np.concatenate
-    n_nodes = next_id
-    split_time = np.full(n_nodes, np.inf)
-    split_dim = np.full(n_nodes, -1, dtype=np.int64)
-    split_loc = np.full(n_nodes, np.nan)
-    left = np.full(n_nodes, -1, dtype=np.int64)
-    right = np.full(n_nodes, -1, dtype=np.int64)
-    parent = cat(C_parent)
-    if S_id:
-        sid = cat(S_id)
-        split_time[sid] = cat(S_time)
-        split_dim[sid] = cat(S_dim)
-        split_loc[sid] = cat(S_loc)
-        kids = np.arange(m, n_nodes)
-        is_left = (kids - m) % 2 == 0  # children are created in (left, right) pairs
-        left[parent[kids[is_left]]] = kids[is_left]
-        right[parent[kids[~is_left]]] = kids[~is_left]
-    start = cat(C_start)
-    return dict(
-        tree=cat(C_tree),
-        roots=np.arange(m, dtype=np.int64),
-        parent=parent,
-        left=left,
-        right=right,
-        depth=cat(C_depth),
-        birth_time=cat(C_birth),
-        split_time=split_time,
-        split_dim=split_dim,
-        split_loc=split_loc,
-        start=start,
-        stop=start + cat(C_len),
-        order=order,
-        leaf_at=leaf_at,
-    )
+    def _partition(self, v, loc):
+        """Stable partition of every node's rows, left (``v <= loc``) first; return
+        each node's number of left rows."""
+        w = self.w
+        seg_off = np.cumsum(w.count) - w.count
+        go_left = v <= np.repeat(loc, w.count)
+        seg = np.repeat(np.arange(w.size), w.count)
+        cl = np.cumsum(go_left, dtype=np.int64)
+        before = np.concatenate(([0], cl))[seg_off]  # lefts before each segment
+        n_left = np.concatenate((before[1:], [cl[-1]])) - before
+        idx = np.arange(self.pid.size, dtype=np.int64)
+        before_row = before[seg]
+        newpos = np.where(go_left, seg_off[seg] + cl - 1 - before_row,
+                          idx + n_left[seg] - (cl - before_row))
+        new_pid = np.empty_like(self.pid)
+        new_pid[newpos] = self.pid
+        self.pid = new_pid
+        return n_left
+
+    def result(self) -> dict:
+        """The node fields of :func:`grow_subtrees`."""
+        cat, m, n_nodes = np.concatenate, self.m, self.next_id
+        split_time = np.full(n_nodes, np.inf)
+        split_dim = np.full(n_nodes, -1, dtype=np.int64)
+        split_loc = np.full(n_nodes, np.nan)
+        left = np.full(n_nodes, -1, dtype=np.int64)
+        right = np.full(n_nodes, -1, dtype=np.int64)
+        parent = cat(self.made["parent"])
+        if self.cuts["node"]:
+            sid = cat(self.cuts["node"])
+            split_time[sid] = cat(self.cuts["time"])
+            split_dim[sid] = cat(self.cuts["dim"])
+            split_loc[sid] = cat(self.cuts["loc"])
+            kids = np.arange(m, n_nodes)
+            is_left = (kids - m) % 2 == 0  # children are created in (left, right) pairs
+            left[parent[kids[is_left]]] = kids[is_left]
+            right[parent[kids[~is_left]]] = kids[~is_left]
+        start = cat(self.made["start"])
+        return dict(tree=cat(self.made["tree"]), roots=np.arange(m, dtype=np.int64),
+                    parent=parent, left=left, right=right, depth=cat(self.made["depth"]),
+                    birth_time=cat(self.made["birth"]), split_time=split_time,
+                    split_dim=split_dim, split_loc=split_loc, start=start,
+                    stop=start + cat(self.made["count"]), order=self.order,
+                    leaf_at=self.leaf_at)

@@ -187,6 +187,14 @@ def train_val_test_split(dataset: Dataset, fractions=(0.6, 0.2, 0.2), random_sta
     ------
     InputError
         If the fractions are invalid or the set has too few rows.
+
+    Examples
+    --------
+    >>> from mondrian_core import regression_surface_2d, train_val_test_split
+    >>> data = regression_surface_2d(n=100, random_state=0)
+    >>> train, val, test = train_val_test_split(data, (0.6, 0.2, 0.2), random_state=0)
+    >>> len(train.y), len(val.y), len(test.y)
+    (60, 20, 20)
     """
     fractions = np.asarray(fractions, dtype=np.float64)
     if fractions.ndim != 1 or fractions.size not in (2, 3) or np.any(fractions <= 0) \

@@ -307,8 +307,28 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
     fig = make_subplots(rows=1, cols=2, column_widths=[0.5, 0.5], horizontal_spacing=0.13,
                         # short: each must fit half a narrow chart at 20 px (projector)
                         subplot_titles=("(a) partition at time t", "(b) tree, time ↓"))
+    animated = _partition_traces(fig, sample, fill, labels)
+    animated += _tree_traces(fig, sample, x, labels)
+    if selected_node is not None and 0 <= selected_node < sample.n_nodes:
+        _selection_traces(fig, sample, x, int(selected_node))
+    # -- initial state and frames
+    times, active = _frame_times(sample.lifetime, t, n_frames)
+
+    def state(tt):
+        return _partition_state(sample, tt, fill, labels) + _tree_state(sample, x, tt)
+
+    for idx, d in zip(animated, state(t)):
+        fig.data[idx].update(**d)
+    frames = [dict(name=_fmt(tt), data=[_frame_trace(d) for d in state(tt)],
+                   traces=animated) for tt in times]
+    _play_controls(fig, times, active, frame_ms, height)
+    _growth_axes(fig, sample, x)
+    return _with_frames(styled(fig, height=height), frames)
+
+
+def _partition_traces(fig, sample, fill, labels) -> list[int]:
+    """The partition's traces (left); returns the indices of the animated ones."""
     lo, hi = sample.lower, sample.upper
-    # -- animated partition traces
     animated = []
     if fill:
         for c in _FILLS:
@@ -330,10 +350,15 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
                              hovertemplate="cell (node %{customdata})<extra></extra>",
                              showlegend=False, name="cells"), 1, 1)
     animated.append(len(fig.data) - 1)
-    # -- static partition traces: box outline, selection
+    # static: the box outline
     bx, by = _rectangles(lo[None, :], hi[None, :])
     fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color=BLACK, width=5),
                              hoverinfo="skip", showlegend=False, name="box"), 1, 1)
+    return animated
+
+
+def _tree_traces(fig, sample, x, labels) -> list[int]:
+    """The tree's traces (right); returns the indices of the animated ones."""
     # -- tree: static full tree in grey, nodes with their clocks
     gx, gy = _tree_edges(sample, x, sample.lifetime)
     fig.add_trace(go.Scatter(x=gx, y=gy, mode="lines", line=dict(color=LIGHT_GREY, width=2),
@@ -374,31 +399,27 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
             text=[_clock_label(sides[j], sample.split_dim[j]) for j in ids],
             textposition="bottom center", textfont=dict(size=MIN_FONT, color=BLACK),
             hoverinfo="skip", showlegend=False, name="clock rates"), 1, 2)
-    if selected_node is not None and 0 <= selected_node < sample.n_nodes:
-        j = int(selected_node)
-        sx, sy = _rectangles(sample.node_lower[[j]], sample.node_upper[[j]])
-        # black under yellow: visible on every Mondrian colour
-        for colour, width in ((BLACK, 9), (YELLOW, 4)):
-            fig.add_trace(go.Scatter(x=sx, y=sy, mode="lines", line=dict(color=colour,
-                                                                         width=width),
-                                     hoverinfo="skip", showlegend=False,
-                                     name="selected cell"), 1, 1)
-        fig.add_trace(go.Scatter(x=[x[j]], y=[_node_y(sample)[j]], mode="markers",
-                                 marker=dict(size=24, color="rgba(0,0,0,0)",
-                                             line=dict(color=BLUE, width=4)),
-                                 hoverinfo="skip", showlegend=False, name="selected node"),
-                      1, 2)
-    # -- initial state and frames
-    times, active = _frame_times(sample.lifetime, t, n_frames)
-    all_animated = animated + tree_animated
+    return tree_animated
 
-    def state(tt):
-        return _partition_state(sample, tt, fill, labels) + _tree_state(sample, x, tt)
 
-    for idx, d in zip(all_animated, state(t)):
-        fig.data[idx].update(**d)
-    frames = [dict(name=_fmt(tt), data=[_frame_trace(d) for d in state(tt)],
-                   traces=all_animated) for tt in times]
+def _selection_traces(fig, sample, x, j):
+    """Outline node ``j``'s box and circle it in the tree."""
+    sx, sy = _rectangles(sample.node_lower[[j]], sample.node_upper[[j]])
+    # black under yellow: visible on every Mondrian colour
+    for colour, width in ((BLACK, 9), (YELLOW, 4)):
+        fig.add_trace(go.Scatter(x=sx, y=sy, mode="lines", line=dict(color=colour,
+                                                                     width=width),
+                                 hoverinfo="skip", showlegend=False,
+                                 name="selected cell"), 1, 1)
+    fig.add_trace(go.Scatter(x=[x[j]], y=[_node_y(sample)[j]], mode="markers",
+                             marker=dict(size=24, color="rgba(0,0,0,0)",
+                                         line=dict(color=BLUE, width=4)),
+                             hoverinfo="skip", showlegend=False, name="selected node"),
+                  1, 2)
+
+
+def _play_controls(fig, times, active, frame_ms, height):
+    """Play and Pause buttons and the time slider, below the plot."""
     # the first Play starts at time 0; after Pause, Play resumes where it stopped
     play = dict(frame=dict(duration=frame_ms, redraw=True), fromcurrent=True,
                 transition=dict(duration=0), mode="immediate")
@@ -424,6 +445,11 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
                           for tt in times])],
         margin=dict(l=50, r=20, t=top, b=bottom),
     )
+
+
+def _growth_axes(fig, sample, x):
+    """Equal-aspect partition axes on the box; the tree's time axis pointing down."""
+    lo, hi = sample.lower, sample.upper
     pad = 0.02 * float(max(hi - lo))
     fig.update_xaxes(range=[lo[0] - pad, hi[0] + pad], title_text="x", row=1, col=1,
                      constrain="domain", showgrid=False)
@@ -434,7 +460,6 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
                      showgrid=False, row=1, col=2)
     fig.update_yaxes(range=[sample.lifetime * 1.04, -0.04 * sample.lifetime - 0.05],
                      title_text="time", row=1, col=2)
-    return _with_frames(styled(fig, height=height), frames)
 
 
 # ----------------------------------------------------------------- competing clocks

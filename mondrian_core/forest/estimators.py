@@ -1,10 +1,10 @@
 """Mondrian forests: batch and online training, smoothing, predictive uncertainty.
 
-A Mondrian tree over data (Lakshminarayanan, Roy and Teh, 2014; slides
-``papers/002``) is a Mondrian process restricted to the bounding boxes of the
-points in each node: a node with box ``[lower, upper]`` born at time ``birth``
-is cut at ``birth + Exp(sum(upper - lower))`` (if before the lifetime), in a
-dimension chosen proportionally to the side lengths, uniformly within the box.
+A Mondrian tree over data (Lakshminarayanan, Roy and Teh 2014, Section 3; Lakshminarayanan,
+"Mondrian Forests", talk slides with Roy and Teh) is a Mondrian process restricted to the
+bounding boxes of the points in each node: a node with box ``[lower, upper]`` born at
+time ``birth`` is cut at ``birth + Exp(sum(upper - lower))`` (if before the lifetime), in
+a dimension chosen proportionally to the side lengths, uniformly within the box.
 
 Online training (the conditional Mondrian ``MTx`` of the slides) adds a point
 ``x`` by walking from the root.  At node ``j`` the *extension rate* is the
@@ -75,9 +75,10 @@ References
 ----------
 Lakshminarayanan, Roy and Teh, "Mondrian forests: efficient online random
 forests", NIPS 2014, and "Mondrian forests for large-scale regression when
-uncertainty matters", AISTATS 2016; slides in ``papers/002``.
+uncertainty matters", AISTATS 2016; B. Lakshminarayanan, "Mondrian Forests" (talk slides
+with D. M. Roy and Y. W. Teh: online training, hierarchical smoothing, uncertainty).
 Balog, Lakshminarayanan, Ghahramani, Roy and Teh, "The Mondrian Kernel",
-UAI 2016, section 6 and Proposition 5 (``papers/000``, ``papers/001``).
+UAI 2016, Section 6 and Proposition 5 (main text and supplementary material).
 """
 from __future__ import annotations
 
@@ -274,6 +275,20 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
     Large-Scale Regression when Uncertainty Matters", AISTATS; Balog,
     Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel", UAI,
     sec. 6 and Proposition 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import MondrianForestRegressor, regression_surface_2d
+    >>> data = regression_surface_2d(n=200, random_state=0)
+    >>> X, y = data.X, data.y
+    >>> forest = MondrianForestRegressor(n_estimators=10, lifetime=5.0, random_state=0).fit(X, y)
+    >>> mean, std = forest.predict(X[:3], return_std=True)
+    >>> mean.shape, bool(np.all(std > 0))
+    ((3,), True)
+    >>> forest = forest.partial_fit(X[:20] + 0.5, y[:20])  # online: more data, same trees grown
+    >>> bool(forest.score(X, y) > 0.8)
+    True
     """
 
     def __init__(self, n_estimators=10, lifetime=1.0, random_state=None, *,
@@ -537,8 +552,8 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
     """Mondrian forest classification, batch or online, with hierarchical smoothing.
 
     Each tree predicts with the hierarchical normalized stable process prior
-    and its interpolated Kneser-Ney approximation (slides ``papers/002``,
-    "Interpolated Kneser-Ney smoothing"; Lakshminarayanan et al. 2014): at a
+    and its interpolated Kneser-Ney approximation (Lakshminarayanan's "Mondrian
+    Forests" slides, "Interpolated Kneser-Ney smoothing"; Lakshminarayanan et al. 2014): at a
     node ``j`` with label counts ``c_j`` (leaf: points; internal node: number of
     children holding each label), ``tab_jk = min(c_jk, 1)`` and discount
     ``d_j = exp(-discount_rate * (t_j - t_parent(j)))``,
@@ -587,6 +602,16 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
     ----------
     Lakshminarayanan, Roy and Teh (2014), "Mondrian Forests: Efficient Online Random
     Forests", NIPS.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import MondrianForestClassifier, two_moons
+    >>> data = two_moons(n=300, random_state=0)
+    >>> clf = MondrianForestClassifier(n_estimators=10, lifetime=5.0, random_state=0)
+    >>> clf = clf.fit(data.X, data.y)
+    >>> clf.predict_proba(data.X[:2]).shape, bool(clf.score(data.X, data.y) > 0.9)
+    ((2, 2), True)
     """
 
     def __init__(self, n_estimators=10, lifetime=1.0, random_state=None, *,

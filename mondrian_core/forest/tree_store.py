@@ -1,9 +1,10 @@
 """The Mondrian trees of a forest as one store, grown online by the conditional Mondrian.
 
 :class:`TreeStore` keeps every tree's nodes (boxes, birth and split times, splits,
-per-node statistics) in flat NumPy arrays and extends them by the conditional
-Mondrian (``MTx`` of the Mondrian forests slides, ``papers/002``): a few points one
-by one, larger batches all at once, level by level over all trees; :func:`walk` runs
+per-node statistics) in flat NumPy arrays and extends them by the conditional Mondrian
+(``MTx`` of Lakshminarayanan's "Mondrian Forests" slides; Lakshminarayanan, Roy and Teh
+2014, Section 3 and Algorithm 3): a few points one by one, larger batches all at once,
+level by level over all trees; :func:`walk` runs
 points down all trees at once for prediction with hierarchical smoothing and the
 branch-off probabilities.
 """
@@ -13,7 +14,8 @@ import math
 
 import numpy as np
 
-from mondrian_core.trees import grow_subtrees, node_boxes, node_reduce
+from mondrian_core.tree_extension import Builder, joint_draw
+from mondrian_core.trees import node_boxes, node_reduce
 
 #: Codes of the operation a new point caused in a tree (``last_operations_``).
 NO_CHANGE, EXTEND, INSERT_ABOVE, SPLIT_LEAF = 0, 1, 2, 3
@@ -99,6 +101,20 @@ class TreeStore:
             self._allocate(max(2 * (n + k), 16))
         for f, arr in self._data.items():
             arr[n:n + k] = fields[f]
+        self._n = n + k
+        return np.arange(n, n + k)
+
+    def _append_blank(self, k, tree, parent) -> np.ndarray:
+        """Append ``k`` leaves of the given trees and parents with empty boxes and
+        statistics (filled in later); returns their ids."""
+        n = self._n
+        if n + k > self._data["tree"].shape[0]:
+            self._allocate(max(2 * (n + k), 16))
+        d, new = self._data, slice(n, n + k)
+        d["tree"][new], d["parent"][new] = tree, parent
+        d["left"][new] = d["right"][new] = d["split_dim"][new] = -1
+        d["split_time"][new], d["split_loc"][new] = np.inf, np.nan
+        d["lower"][new], d["upper"][new], d["stats"][new] = np.inf, -np.inf, 0.0
         self._n = n + k
         return np.arange(n, n + k)
 
@@ -199,20 +215,19 @@ class TreeStore:
     def extend(self, X: np.ndarray, point_stats: np.ndarray, rng: np.random.Generator):
         """Add the rows of X to every tree by the conditional Mondrian, all at once.
 
-        The batch walks down each tree together. At node ``j`` (born at ``b``, cut at
-        ``t_j``, box ``B``) holding the batch's points ``S``, the part of the bounding
-        box of ``B`` and ``S`` outside ``B`` has linear dimension ``r``; with
-        ``E ~ Exp(r)``, if ``b + E < min(t_j, lifetime)`` a split is inserted above
-        ``j`` at ``b + E``, in a dimension chosen proportionally to the gap and
-        uniformly within it: the points beyond it form a new subtree (a fresh Mondrian
-        of their own, grown by :func:`mondrian_core.trees.grow_subtrees` from
-        ``b + E``), the others go on with ``j`` from ``b + E``. Otherwise ``j``'s box
-        grows to hold ``S`` and ``S`` follows ``j``'s split to its children. Cuts of
-        the enlarged box inside ``B``'s extent are exactly the old tree's cuts, and
-        cuts outside it compete with them as independent exponential clocks, so the
-        result is distributed as a batch tree on all points seen (projectivity); for
-        one point this is the conditional Mondrian ``MTx`` of the slides. An empty
-        tree starts from a leaf holding the first row.
+        Larger calls run the one joint conditional Mondrian draw of
+        :func:`mondrian_core.tree_extension.joint_draw` (the draw behind
+        :meth:`MondrianTrees.extended <mondrian_core.trees.MondrianTrees.extended>`) at
+        the lifetime, the store recording the nodes it adds: at node ``j`` the rows
+        outside its box ``B`` open a gap whose cuts compete with ``j``'s own; a cut in the
+        gap is inserted above ``j`` and the rows beyond it form a fresh Mondrian of their
+        own, the others go on with ``j``. The result is distributed as a batch tree on
+        all points seen (projectivity); for one point this is the conditional Mondrian
+        ``MTx`` of Lakshminarayanan's slides. Then every row's statistics and box are
+        added to the nodes above its cell. Calls of at most ``SEQUENTIAL_UPDATES``
+        (points x trees) insert the points one by one (:meth:`_extend_point`, the same
+        law, faster for a few points). An empty tree starts from a leaf holding the
+        first row.
 
         Parameters
         ----------
@@ -249,138 +264,47 @@ class TreeStore:
             for i in range(N):
                 self._extend_point(X[i], point_stats[i], rng, ops[i], where[i])
             return ops, where
-        lifetime = self.lifetime
-        empty = np.flatnonzero(self.roots < 0)
-        if empty.size:  # the first row starts these trees as a root leaf
-            ids = self._append(tree=empty, parent=-1, left=-1, right=-1, split_time=np.inf,
-                               split_dim=-1, split_loc=np.nan, lower=X[0], upper=X[0],
-                               stats=point_stats[0])
-            self.roots[empty] = ids
-            where[0, empty] = ids
-        starts_empty = np.zeros(M, dtype=bool)
-        starts_empty[empty] = True
-        # items: (tree, node, birth) with their rows, consecutive in `rows`
-        it_len = np.where(starts_empty, N - 1, N)
-        it_tree = np.flatnonzero(it_len > 0)
-        it_len = it_len[it_tree]
-        it_node = self.roots[it_tree]
-        it_birth = np.zeros(it_tree.size)
-        rows = np.concatenate([np.arange(1 if starts_empty[m] else 0, N) for m in it_tree]
-                              ) if it_tree.size else np.zeros(0, dtype=np.int64)
-        d = self._data
-        groups = []  # new subtrees: (tree, time, parent node, on the left?, rows, op code)
-        while it_tree.size:
-            k = it_tree.size
-            seg_off = np.cumsum(it_len) - it_len
-            seg = np.repeat(np.arange(k), it_len)
-            Xr = X[rows]
-            smin = np.minimum.reduceat(Xr, seg_off, axis=0)
-            smax = np.maximum.reduceat(Xr, seg_off, axis=0)
-            node = it_node
-            lo, up = d["lower"][node], d["upper"][node]
-            glo = np.maximum(lo - smin, 0.0)
-            ghi = np.maximum(smax - up, 0.0)
-            gap = glo + ghi
-            rate = gap.sum(axis=1)
-            e = rng.standard_exponential(k)
-            with np.errstate(divide="ignore"):
-                t_new = it_birth + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
-            split_time = d["split_time"][node]
-            ins = t_new < np.minimum(split_time, lifetime)
-            sums = np.add.reduceat(point_stats[rows], seg_off, axis=0)
-            is_leaf = d["left"][node] < 0
-            row_tree = it_tree[seg]
-            row_ins = ins[seg]
-            new_tree, new_node, new_birth, new_rows, new_len = [], [], [], [], []
-
-            # -- no insertion: the box grows, the points follow the split (or stay)
-            ext = np.flatnonzero(~ins)
-            if ext.size:
-                ne = node[ext]
-                d["lower"][ne] = np.minimum(lo[ext], smin[ext])
-                d["upper"][ne] = np.maximum(up[ext], smax[ext])
-                d["stats"][ne] += sums[ext]
-                outside = ((Xr < lo[seg]) | (Xr > up[seg])).any(axis=1) & ~row_ins
-                ops[rows[outside], row_tree[outside]] = EXTEND
-                at_leaf = ~row_ins & is_leaf[seg]
-                where[rows[at_leaf], row_tree[at_leaf]] = node[seg[at_leaf]]
-                follow = ~row_ins & ~is_leaf[seg]
-                if follow.any():
-                    fr, fs = rows[follow], seg[follow]
-                    fn = node[fs]
-                    go_left = X[fr, d["split_dim"][fn]] <= d["split_loc"][fn]
-                    for side, mask in ((d["left"], go_left), (d["right"], ~go_left)):
-                        cnt = np.bincount(fs[mask], minlength=k)  # rows stay grouped by item
-                        uniq = np.flatnonzero(cnt)
-                        new_tree.append(it_tree[uniq])
-                        new_node.append(side[node[uniq]])
-                        new_birth.append(split_time[uniq])
-                        new_rows.append(fr[mask])
-                        new_len.append(cnt[uniq])
-
-            # -- insertion of a split above j at t_new
-            ii = np.flatnonzero(ins)
-            if ii.size:
-                ni = ii.size
-                g = gap[ii]
-                cs = np.cumsum(g, axis=1)
-                target = rng.random(ni) * cs[:, -1]
-                dim = np.minimum((cs <= target[:, None]).sum(axis=1), self.n_features - 1)
-                rk = np.arange(ni)
-                bad = g[rk, dim] <= 0  # rounding at the end of the cumulative sum
-                if bad.any():
-                    dim[bad] = np.argmax(g[bad], axis=1)
-                g_lo, g_hi = glo[ii, dim], ghi[ii, dim]
-                v = rng.random(ni) * (g_lo + g_hi)
-                low_side = v < g_lo
-                loc = np.where(low_side, smin[ii, dim] + v, up[ii, dim] + (v - g_lo))
-                j = node[ii]
-                par = d["parent"][j]
-                c = self._append(tree=it_tree[ii], parent=par, left=np.where(low_side, -1, j),
-                                 right=np.where(low_side, j, -1), split_time=t_new[ii],
-                                 split_dim=dim, split_loc=loc,
-                                 lower=np.minimum(lo[ii], smin[ii]),
-                                 upper=np.maximum(up[ii], smax[ii]), stats=d["stats"][j] + sums[ii])
-                d = self._data
-                has = par >= 0
-                pl = has & (d["left"][np.maximum(par, 0)] == j)
-                d["left"][par[pl]] = c[pl]
-                pr = has & ~pl
-                d["right"][par[pr]] = c[pr]
-                self.roots[it_tree[ii][~has]] = c[~has]
-                d["parent"][j] = c
-                # rows of inserted items: far side (a new subtree) or on with j
-                slot = np.full(k, -1)
-                slot[ii] = rk
-                sel = row_ins
-                sr, ss = rows[sel], slot[seg[sel]]
-                xd = X[sr, dim[ss]]
-                far = np.where(low_side[ss], xd <= loc[ss], xd > loc[ss])
-                op = np.where(is_leaf[ii], SPLIT_LEAF, INSERT_ABOVE)
-                fs = ss[far]  # rows stay grouped by item
-                cnt = np.bincount(fs, minlength=ni)
-                uniq = np.flatnonzero(cnt)  # every inserted item has far points
-                groups.append((it_tree[ii], t_new[ii], c, low_side, sr[far], cnt, op))
-                where[sr[far], it_tree[ii][fs]] = j[fs]
-                ns = ss[~far]
-                if ns.size:
-                    cnt = np.bincount(ns, minlength=ni)
-                    uniq = np.flatnonzero(cnt)
-                    new_tree.append(it_tree[ii][uniq])
-                    new_node.append(j[uniq])
-                    new_birth.append(t_new[ii][uniq])
-                    new_rows.append(sr[~far])
-                    new_len.append(cnt[uniq])
-
-            if new_tree:
-                it_tree, it_node = np.concatenate(new_tree), np.concatenate(new_node)
-                it_birth, rows = np.concatenate(new_birth), np.concatenate(new_rows)
-                it_len = np.concatenate(new_len)
-            else:
-                break
-        if groups:
-            self._grow_groups(X, point_stats, groups, ops, rng)
+        entries = np.arange(M * N)
+        empty = self._start_empty_trees(X[0], point_stats[0])  # the first row starts them
+        if empty.size:
+            where[0, empty] = self.roots[empty]
+            entries = np.setdiff1d(entries, empty * N)  # (tree, row 0) is placed
+        builder = _StoreBuilder(self, X, point_stats)
+        draw = joint_draw(self, X, self.lifetime, rng, builder, entries)
+        self._credit(X, draw, entries, builder.outside, ops, where)
         return ops, where
+
+    def _credit(self, X, draw, entries, outside, ops, where):
+        """Write ``extend``'s operation codes and nodes from a joint draw (``outside``:
+        the entries that lay outside a fitted box on their way)."""
+        N = X.shape[0]
+        d = self._data
+        row, tree = entries % N, entries // N
+        node = draw.node[entries]
+        kept = node >= 0  # in a fitted cell
+        r, t = row[kept], tree[kept]
+        where[r, t] = node[kept]
+        out = outside[entries[kept]]
+        ops[r[out], t[out]] = EXTEND
+        r, t, e = row[~kept], tree[~kept], entries[~kept]
+        where[r, t] = draw.left_at[e]
+        ops[r, t] = EXTEND
+        # entries run tree by tree, rows ascending: np.unique's first index is a cell's or
+        # a cut's first row
+        _, first = np.unique(draw.leaf[e], return_index=True)
+        ops[r[first], t[first]] = SPLIT_LEAF  # one per new leaf ...
+        _, first = np.unique(draw.new_root[e], return_index=True)
+        above = draw.left_at[e[first]]  # ... but the cut that left the fitted points
+        ops[r[first], t[first]] = np.where(d["left"][above] < 0, SPLIT_LEAF, INSERT_ABOVE)
+
+    def _start_empty_trees(self, x, point_stats) -> np.ndarray:
+        """Start every empty tree as a root leaf holding the point ``x``; return them."""
+        empty = np.flatnonzero(self.roots < 0)
+        if empty.size:
+            self.roots[empty] = self._append(
+                tree=empty, parent=-1, left=-1, right=-1, split_time=np.inf, split_dim=-1,
+                split_loc=np.nan, lower=x, upper=x, stats=point_stats)
+        return empty
 
     def _extend_point(self, x, point_stats, rng, ops, where):
         """Insert one point into every tree (the conditional Mondrian ``MTx``); write
@@ -396,38 +320,16 @@ class TreeStore:
         the clocks of nodes below the first ring changes nothing (they are not used), so
         this is the sequential walk of ``MTx`` in distribution.
         """
-        if self.roots.min() < 0:  # first point: a root leaf holding it
-            empty = np.flatnonzero(self.roots < 0)
-            ids = self._append(tree=empty, parent=-1, left=-1, right=-1, split_time=np.inf,
-                               split_dim=-1, split_loc=np.nan, lower=x, upper=x,
-                               stats=point_stats)
-            self.roots[empty] = ids
-            where[empty] = ids
-            if empty.size == self.n_trees:
-                return
+        started = self._start_empty_trees(x, point_stats)
+        where[started] = self.roots[started]
+        if started.size == self.n_trees:
+            return
         n = self._n
         if n + 2 * self.n_trees > self._data["tree"].shape[0]:  # a split and a leaf per tree
             self._allocate(max(2 * (n + 2 * self.n_trees), 16))
         d = self._data
-        # memoryviews: their items are Python numbers, read and written faster than NumPy's
-        tree, parent, left, right, sdim, stime, sloc = (memoryview(d[f]) for f in (
-            "tree", "parent", "left", "right", "split_dim", "split_time", "split_loc"))
-        xs = x.tolist()
-        path, starts, walked = [], [], []
-        step = path.append
-        new = where.tolist()
-        for m, j in enumerate(self.roots.tolist()):
-            if new[m] >= 0:
-                continue  # started by this point
-            starts.append(len(path))
-            walked.append(m)
-            while True:
-                step(j)
-                child = left[j]
-                if child < 0:
-                    break
-                j = child if xs[sdim[j]] <= sloc[j] else right[j]
-        L, D = len(path), self.n_features
+        path, starts, walked = self._paths(x.tolist(), where.tolist())
+        L = len(path)
         nodes = np.fromiter(path, np.int64, L)
         lo = np.take(d["lower"], nodes, axis=0)
         up = np.take(d["upper"], nodes, axis=0)
@@ -436,7 +338,7 @@ class TreeStore:
         # points, so lower <= upper and at most one side is positive)
         gaps = np.maximum(lo - x, x - up)
         np.maximum(gaps, 0.0, out=gaps)
-        rate = gaps @ np.ones(D)  # faster than a sum over rows this short
+        rate = gaps @ np.ones(self.n_features)  # faster than a sum over rows this short
         birth = np.empty(L)
         birth[1:] = split_time[:-1]
         birth[starts] = 0.0
@@ -454,40 +356,70 @@ class TreeStore:
             d["lower"][nodes[grows]] = np.minimum(lo[grows], x)
             d["upper"][nodes[grows]] = np.maximum(up[grows], x)
         at = first[first < L]
-        first = first.tolist()
         k = at.size
+        u = []
         if k:
             # the new splits get ids n .. n+k-1 (the box and statistics of the node
             # they go above, grown by the point), their new leaves n+k .. n+2k-1 (the
             # point alone)
-            lo_at, up_at = lo[at], up[at]
-            d["lower"][n:n + k] = np.minimum(lo_at, x)
-            d["upper"][n:n + k] = np.maximum(up_at, x)
+            d["lower"][n:n + k] = np.minimum(lo[at], x)
+            d["upper"][n:n + k] = np.maximum(up[at], x)
             d["stats"][n:n + k] = d["stats"][nodes[at]] + point_stats
             d["lower"][n + k:n + 2 * k] = d["upper"][n + k:n + 2 * k] = x
             d["stats"][n + k:n + 2 * k] = point_stats
             self._n = n + 2 * k
-            gaps_at, lo_at, up_at = gaps[at].tolist(), lo_at.tolist(), up_at.tolist()
             u = rng.random(2 * k).tolist()
-        rate, wait, birth = rate.tolist(), wait.tolist(), birth.tolist()
-        i = 0  # the trees' splits in order
-        for m, f, e in zip(walked, first, ends):
+        for m, f, e in zip(walked, first.tolist(), ends):
             if f == L:  # no ring: the point joins the leaf, growing boxes on the way
                 where[m] = path[e - 1]
                 # gaps only grow down a path (boxes nest): did the last node's box grow?
                 ops[m] = EXTEND if rate[e - 1] > 0.0 else NO_CHANGE
-                continue
-            # a split above node j at the ring: dimension proportional to the gap,
-            # location uniform within it; then linked in with its new leaf
-            g, r, j = gaps_at[i], rate[f], path[f]
-            target, acc = u[i] * r, 0.0
+        if k:
+            self._link_splits(x.tolist(), [walked[i] for i in np.flatnonzero(first < L)],
+                              [path[f] for f in at.tolist()], gaps[at].tolist(),
+                              rate[at].tolist(), up[at].tolist(), lo[at].tolist(),
+                              (birth[at] + wait[at] / rate[at]).tolist(), u, n, ops, where)
+
+    def _paths(self, xs, new):
+        """Walk the point ``xs`` down every tree not started by it (``new[m] < 0``);
+        return the nodes of all paths, where each path starts, and its tree."""
+        d = self._data
+        # memoryviews: their items are Python numbers, read faster than NumPy's
+        left, right, sdim, sloc = (memoryview(d[f]) for f in (
+            "left", "right", "split_dim", "split_loc"))
+        path, starts, walked = [], [], []
+        step = path.append
+        for m, j in enumerate(self.roots.tolist()):
+            if new[m] >= 0:
+                continue  # started by this point
+            starts.append(len(path))
+            walked.append(m)
+            while True:
+                step(j)
+                child = left[j]
+                if child < 0:
+                    break
+                j = child if xs[sdim[j]] <= sloc[j] else right[j]
+        return path, starts, walked
+
+    def _link_splits(self, xs, trees, js, gaps, rates, up, lo, times, u, n, ops, where):
+        """Link in the splits of one point: in tree ``trees[i]`` a split (node ``n + i``)
+        above node ``js[i]`` at ``times[i]``, its new leaf ``n + k + i`` holding the
+        point; dimension proportional to the gap, location uniform within it (the
+        uniforms ``u``: ``k`` for the dimensions, then ``k`` for the locations)."""
+        d = self._data
+        tree, parent, left, right, sdim, stime, sloc = (memoryview(d[f]) for f in (
+            "tree", "parent", "left", "right", "split_dim", "split_time", "split_loc"))
+        k, D = len(js), self.n_features
+        for i, (m, j, g) in enumerate(zip(trees, js, gaps)):
+            target, acc = u[i] * rates[i], 0.0
             for dd in range(D):
                 acc += g[dd]
                 if acc > target:
                     break
             else:  # rounding at the end of the sum: the last dimension with a gap
                 dd = max(c for c in range(D) if g[c] > 0.0)
-            below = lo_at[i][dd] > xs[dd]  # the point lies below the box in that dimension
+            below = lo[i][dd] > xs[dd]  # the point lies below the box in that dimension
             node, leaf = n + i, n + k + i
             where[m] = j
             ops[m] = SPLIT_LEAF if left[j] < 0 else INSERT_ABOVE
@@ -497,10 +429,10 @@ class TreeStore:
             left[node], right[node] = (leaf, j) if below else (j, leaf)
             left[leaf] = right[leaf] = sdim[leaf] = -1
             sdim[node] = dd
-            stime[node], stime[leaf] = birth[f] + wait[f] / r, math.inf
+            stime[node], stime[leaf] = times[i], math.inf
             # uniform in the gap, from its lower end: [x, lower) or [upper, x), so that
             # even u = 0 leaves the point on its new leaf's side
-            sloc[node] = (xs[dd] if below else up_at[i][dd]) + g[dd] * u[k + i]
+            sloc[node] = (xs[dd] if below else up[i][dd]) + g[dd] * u[k + i]
             sloc[leaf] = math.nan
             if p < 0:
                 self.roots[m] = node
@@ -508,45 +440,6 @@ class TreeStore:
                 left[p] = node
             else:
                 right[p] = node
-            i += 1
-
-    def _grow_groups(self, X, point_stats, groups, ops, rng):
-        """Grow the new subtrees of points split off from old nodes and attach them."""
-        g_tree, g_time, g_parent, g_left, g_rows, g_len, g_op = (
-            np.concatenate([g[i] for g in groups]) for i in range(7))
-        off = np.cumsum(g_len) - g_len
-        Xg = X[g_rows]
-        lo = np.minimum.reduceat(Xg, off, axis=0)
-        hi = np.maximum.reduceat(Xg, off, axis=0)
-        XT = np.ascontiguousarray(X.T).reshape(-1)
-        t = grow_subtrees(X, XT, g_rows.astype(np.int64), g_tree, g_time, lo, hi, g_len,
-                          self.lifetime, rng)
-        base = self._n
-        def shift(ids):  # local node ids -> global, -1 stays
-            return np.where(ids >= 0, ids + base, ids)
-
-        parent = shift(t["parent"])
-        G = g_tree.size
-        parent[:G] = g_parent
-        lower, upper = node_boxes(X, t["order"], t["start"], t["left"], t["right"], t["depth"])
-        sums = node_reduce(point_stats[t["order"]], t["start"], t["left"], t["right"],
-                           t["depth"], np.add)
-        ids = self._append(tree=t["tree"], parent=parent, left=shift(t["left"]),
-                           right=shift(t["right"]), split_time=t["split_time"],
-                           split_dim=t["split_dim"], split_loc=t["split_loc"], lower=lower,
-                           upper=upper, stats=sums)
-        d = self._data
-        roots = ids[:G]
-        d["left"][g_parent[g_left]] = roots[g_left]
-        d["right"][g_parent[~g_left]] = roots[~g_left]
-        # credit one point per new leaf with a split (see ``extend``), the rest extend
-        group_of_pos = np.repeat(np.arange(G), g_len)
-        tree_of_pos = g_tree[group_of_pos]
-        ops[t["order"], tree_of_pos] = EXTEND
-        leaves = np.flatnonzero(t["left"] < 0)
-        first = t["start"][leaves]
-        ops[t["order"][first], tree_of_pos[first]] = SPLIT_LEAF
-        ops[t["order"][off], g_tree] = g_op
 
     # ------------------------------------------------------------ frozen arrays
     def arrays(self) -> dict:
@@ -585,6 +478,49 @@ class TreeStore:
         a["box"] = np.hstack([a["lower"], a["upper"]])
         self._frozen = a
         return a
+
+
+class _StoreBuilder(Builder):
+    """The :class:`~mondrian_core.tree_extension.Builder` of a :class:`TreeStore`: new
+    nodes are appended to the store, and every node the draw reports adds its rows'
+    statistics and bounding box (a node inserted above ``j`` starts from ``j``'s).
+    ``outside`` marks the entries that lay outside a fitted node's box on their way."""
+
+    def __init__(self, store: TreeStore, X, point_stats):
+        self.store, self.X, self.point_stats = store, X, point_stats
+        self.outside = np.zeros(store.n_trees * X.shape[0], dtype=bool)
+
+    # the store's node arrays, read anew at each use (they move when the store grows)
+    tree = property(lambda self: self.store.tree)
+    parent = property(lambda self: self.store.parent)
+    left = property(lambda self: self.store.left)
+    right = property(lambda self: self.store.right)
+    split_time = property(lambda self: self.store.split_time)
+    split_dim = property(lambda self: self.store.split_dim)
+    split_loc = property(lambda self: self.store.split_loc)
+    roots = property(lambda self: self.store.roots)
+
+    def _new(self, count, tree, parent, birth):
+        return self.store._append_blank(count, tree, parent)
+
+    def _inserted(self, P, j, tau):
+        d = self.store._data
+        for f in ("lower", "upper", "stats"):
+            d[f][P] = d[f][j]
+
+    def visited(self, nodes, fitted, entries, starts, lower, upper):
+        d = self.store._data
+        rows = entries % self.X.shape[0]
+        lo, up = d["lower"][nodes], d["upper"][nodes]
+        sizes = np.diff(starts, append=entries.size)
+        f_rows = np.repeat(fitted, sizes)
+        x = self.X[rows[f_rows]]
+        self.outside[entries[f_rows]] |= ((x < np.repeat(lo[fitted], sizes[fitted], axis=0))
+                                          | (x > np.repeat(up[fitted], sizes[fitted], axis=0))
+                                          ).any(axis=1)
+        d["stats"][nodes] += np.add.reduceat(self.point_stats[rows], starts, axis=0)
+        d["lower"][nodes] = np.minimum(lo, lower)
+        d["upper"][nodes] = np.maximum(up, upper)
 
 
 class _Gather:

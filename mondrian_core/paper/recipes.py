@@ -9,8 +9,9 @@ shrinks every computation (fewer points, trees, repetitions) for tests. Renderin
 files (:func:`mondrian_core.figures.export.render_figures`) needs Playwright and
 Chromium (requirements-dev.txt); building the figures does not.
 
-Papers: "The Mondrian Kernel" (Balog et al. 2016, ``papers/000``, ``001``) and "The
-Random Forest Kernel" (Davies and Ghahramani 2014, ``papers/004``). Where the paper
+Papers: "The Mondrian Kernel" (Balog, Lakshminarayanan, Ghahramani, Roy and Teh 2016,
+main text and supplement) and "The Random Forest Kernel and other kernels for big data
+from random partitions" (Davies and Ghahramani 2014). Where the paper
 used a data set that is not bundled (CPU, bodyfat, mpg), the recipe says which
 bundled set stands in.
 """

@@ -627,6 +627,18 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
     ----------
     Roy and Teh (2009), "The Mondrian Process". Balog, Lakshminarayanan, Ghahramani,
     Roy and Teh (2016), "The Mondrian Kernel", sec. 2.
+
+    Examples
+    --------
+    >>> from mondrian_core import expected_cells, sample_mondrian_process
+    >>> sample = sample_mondrian_process([0, 0], [1, 1], lifetime=3.0, random_state=0)
+    >>> cells = sample.cells()
+    >>> cells.shape[1:], len(cells) == len(sample.cut_times) + 1
+    ((2, 2), True)
+    >>> bool((sample.cut_times < 3.0).all())
+    True
+    >>> expected_cells([0, 0], [1, 1], 3.0)  # (1 + 3 * 1) ** 2
+    16.0
     """
     lo, hi = check_box(lower, upper)
     lifetime = check_lifetime(lifetime)
@@ -690,6 +702,16 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
     ----------
     Roy and Teh (2009), "The Mondrian Process". Lakshminarayanan, Roy and Teh (2014),
     "Mondrian Forests: Efficient Online Random Forests", sec. 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import extend_mondrian, sample_mondrian_process
+    >>> small = sample_mondrian_process([0, 0], [1, 1], lifetime=2.0, random_state=0)
+    >>> large = extend_mondrian(small, [-1, -1], [2, 2], random_state=1)
+    >>> seen = large.restrict([0, 0], [1, 1])  # the extension keeps the small sample
+    >>> bool(np.allclose(np.sort(seen.cut_times), np.sort(small.cut_times)))
+    True
     """
     lo, hi = _containing_box(sample, lower, upper)
     L = sample.lifetime
