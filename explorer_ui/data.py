@@ -14,11 +14,13 @@ Use::
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import streamlit as st
 
 from explorer_ui.cache import CACHE_TTL
+from explorer_ui.echo import plain
 from explorer_ui.widgets import url_choice, url_number, url_slider, user_errors
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputError
@@ -169,7 +171,8 @@ def _synthetic_widgets(key, source, container, default_lifetime, seed=None):
 
 def _csv_widgets(key, container, standardize, standardize_target):
     upload = container.file_uploader(
-        f"CSV file (at most {ds.CSV_MAX_BYTES / 1e6:g} MB, {ds.CSV_MAX_ROWS:,} rows)",
+        f"CSV file (at most {ds.CSV_MAX_BYTES / 1e6:g} MB, {ds.CSV_MAX_ROWS:,} rows, "
+        f"{ds.CSV_MAX_COLUMNS:,} columns)",
         type=["csv", "txt", "tsv"], key=f"{key}_file",
         help="A header row, then one row per point; numbers with '.' as decimal point. "
              "Comma, semicolon, tab or | separated. The file is only read as text.")
@@ -196,17 +199,20 @@ def _csv_widgets(key, container, standardize, standardize_target):
     candidates = [c for c in numeric if c != target]
     previous = st.session_state.get(f"{key}_prev_target", target)
     st.session_state[f"{key}_prev_target"] = target
-    chosen = [c for c in st.session_state.get(f"{key}_features", []) if c in candidates]
+    candidate_set = set(candidates)  # a membership test per column: linear in the columns
+    chosen = [c for c in st.session_state.get(f"{key}_features", []) if c in candidate_set]
     all_before = set(st.session_state.get(f"{key}_features", [])) == set(numeric) - {previous}
     # "all other columns" stays all when the target changes; a hand-made choice is kept
     st.session_state[f"{key}_features"] = candidates if (all_before or not chosen) else chosen
     features = container.multiselect("Feature columns (X)", candidates, key=f"{key}_features")
     if not features:
         raise InputError("Choose at least one feature column.")
-    name = upload.name.rsplit(".", 1)[0] or "uploaded CSV"
+    # the name titles charts (Plotly reads a subset of HTML) and captions: letters,
+    # digits and a few signs only
+    name = re.sub(r"[^\w .()+-]+", "_", upload.name.rsplit(".", 1)[0])[:60].strip() or "uploaded CSV"
     data, notices = _csv(raw, tuple(features), target, name, standardize, standardize_target)
     for note in notices:
-        (container.warning if note.startswith("Dropped") else container.info)(note)
+        (container.warning if note.startswith("Dropped") else container.info)(plain(note))
     return data
 
 
@@ -215,7 +221,7 @@ def _describe(data: ds.Dataset, container) -> None:
     if data.standardized:
         text += "; features" + (" and target" if data.y_raw is not None else "")
         text += " standardised to mean 0, std 1"
-    container.caption(text + ")")
+    container.caption(plain(text + ")"))
 
 
 def data_params(name: str, key: str = "data") -> dict:
