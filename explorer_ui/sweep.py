@@ -8,6 +8,7 @@ import streamlit as st
 
 from explorer_ui.cache import CACHE_TTL, SharedResults
 from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
+from explorer_ui.echo import plain
 from explorer_ui.widgets import seed_control, show_figure, url_number, url_slider
 from mondrian_core import lifetime_path
 from mondrian_core.cost import check_sweep_cost
@@ -135,7 +136,7 @@ def show_split(train, val, test, name, seed):
     show_figure(split_sizes({"train": train.n_samples, "validation": val.n_samples,
                              "test": test.n_samples}), "split",
                 params={**data_params(name), "seed": seed})
-    st.caption(f"**{name}**: {train.n_samples} train / {val.n_samples} validation / "
+    st.caption(f"**{plain(name)}**: {train.n_samples} train / {val.n_samples} validation / "
                f"{test.n_samples} test points (random 60/20/20 split from the seed). The sweep "
                "fits on train, picks the lifetime on validation; test is held out.")
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from explorer_ui.echo import plain
 from explorer_ui.sources import Source, sources_markdown
 from explorer_ui.tour import Tour, leave_tour
 from mondrian_core.errors import InputError
@@ -24,7 +25,8 @@ from mondrian_core.figures.theme import PALETTES, for_display
 def _notice_bad_param(name: str, raw: str, default) -> None:
     shown = raw if len(raw) <= 40 else raw[:40] + "\u2026"
     using = "the default" if default is None else default
-    st.toast(f"Ignored the link's value {name}={shown!r}; using {using}.")
+    # the name and default are the page's own; the value is the visitor's
+    st.toast(f"Ignored the link's value {name}={plain(repr(shown))}; using {using}.")
 
 
 def url_positive_float(name: str):
@@ -342,7 +344,7 @@ def user_errors():
     try:
         yield
     except InputError as err:
-        st.error(str(err))
+        st.error(plain(err))
         st.stop()
 
 
@@ -378,4 +380,4 @@ def section_errors():
     try:
         yield
     except InputError as err:
-        st.error(str(err))
+        st.error(plain(err))

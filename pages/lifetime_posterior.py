@@ -21,6 +21,7 @@ import streamlit as st
 
 from explorer_ui import defaults_lifetime_posterior as D
 from explorer_ui.cache import CACHE_TTL
+from explorer_ui.echo import plain
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split
@@ -196,7 +197,7 @@ if exact is not None:
            if M == D.TREES else "")
     )
 else:
-    st.info(f"{exact_message} The Mondrian posterior is shown alone.")
+    st.info(f"{plain(exact_message)} The Mondrian posterior is shown alone.")
 
 if post.mass_near_terminal() > 0.05:
     st.warning(

@@ -22,6 +22,7 @@ import streamlit as st
 from sklearn.metrics import root_mean_squared_error
 
 from explorer_ui import defaults_lifetime_sweep as defaults
+from explorer_ui.echo import plain
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split
@@ -171,7 +172,7 @@ if not job.done.is_set():
     poll_job(job, "Timing the sweep and the retrained searches (once per server, 1-2 minutes):")
     st.stop()
 if job.error is not None:
-    st.error(f"Figure 8 could not be computed: {job.error}")
+    st.error(f"Figure 8 could not be computed: {plain(job.error)}")
     st.stop()
 fig8 = job.result
 show_figure(cached_figure(error_vs_time, fig8.traces), "figure8-error-vs-time",
