@@ -89,9 +89,12 @@ from mondrian_core._validation import (
     check_points,
     check_random_state,
     check_real,
+    check_ridge_scale,
     check_target,
+    check_validation_pair,
     round_down,
 )
+from mondrian_core.cost import check_path_cost
 from mondrian_core.errors import InputError
 from mondrian_core.process import max_lifetime
 
@@ -666,7 +669,7 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     X_train = np.ascontiguousarray(check_points(X_train, "X_train", min_samples=2))
     D = X_train.shape[1]
     y = check_target(y_train, X_train, "y_train")
-    has_val = X_val is not None and y_val is not None
+    has_val = check_validation_pair(X_val, y_val)
     if has_val:
         X_val = _as_2d(X_val, D, "X_val")
         y_val = check_target(y_val, X_val, "y_val")
@@ -677,7 +680,9 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     s2n, s2p = float(noise_variance), float(prior_variance)
     if s2n < MIN_NOISE_RATIO * s2p:
         raise _singular(s2n, s2p)
+    check_ridge_scale(y, s2n, s2p)
 
+    check_path_cost(X_train, M, float(terminal_lifetime))
     clock = _Clock(timings)
     t_start = time.perf_counter()
     rng = check_random_state(random_state)
@@ -739,7 +744,7 @@ def lifetime_path_on_trees(trees, y_train, X_val=None, y_val=None, noise_varianc
     if y.size < 2:
         raise InputError("The sweep needs at least 2 training points; the trees hold "
                          f"{y.size}.")
-    has_val = X_val is not None and y_val is not None
+    has_val = check_validation_pair(X_val, y_val)
     if has_val:
         X_val = _as_2d(X_val, trees.n_features_in, "X_val")
         y_val = check_target(y_val, X_val, "y_val")
@@ -747,6 +752,7 @@ def lifetime_path_on_trees(trees, y_train, X_val=None, y_val=None, noise_varianc
     s2p = check_real(prior_variance, "prior_variance", strict=True)
     if s2n < MIN_NOISE_RATIO * s2p:
         raise _singular(s2n, s2p)
+    check_ridge_scale(y, s2n, s2p)
     seed = check_count(extension_seed, "extension_seed", minimum=0)
     return _path_on_trees(trees, y, X_val if has_val else None, y_val if has_val else None,
                           s2n, s2p, seed, block_size, progress, _Clock(timings),
