@@ -21,7 +21,7 @@ import streamlit as st
 
 from explorer_ui.cache import CACHE_TTL
 from explorer_ui.echo import plain
-from explorer_ui.widgets import url_choice, url_number, url_slider, user_errors
+from explorer_ui.widgets import clamp_state, url_choice, url_number, url_slider, user_errors
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputError
 
@@ -89,7 +89,7 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
                        default: str | None = None, *, container=st,
                        standardize: bool = True, standardize_target: bool = False,
                        default_lifetime: float = 5.0, stop_if_missing: bool = True,
-                       seed: int | None = None):
+                       seed: int | None = None, max_points: int | None = None):
     """Widgets choosing a data set; returns a :class:`~mondrian_core.datasets.Dataset`.
 
     Parameters
@@ -115,6 +115,9 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
     seed : int, optional
         The synthetic draws' seed, when the page already has one seed for everything
         (then no "Data seed" widget is shown); default: a "Data seed" widget.
+    max_points : int, optional
+        The most points the page can use: the synthetic N sliders stop there (and say
+        so), so that the picker never offers a size the page refuses.
 
     Notes
     -----
@@ -132,7 +135,8 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
                         container=container, format_func=SOURCE_LABELS.get)
     with user_errors():
         if source in _SYNTHETIC:
-            data = _synthetic_widgets(key, source, container, default_lifetime, seed)
+            data = _synthetic_widgets(key, source, container, default_lifetime, seed,
+                                      max_points)
         elif source in ds.BUNDLED_DATASETS:
             data = _bundled(source, standardize, standardize_target)
         else:
@@ -145,10 +149,16 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
     return data
 
 
-def _synthetic_widgets(key, source, container, default_lifetime, seed=None):
+def _synthetic_widgets(key, source, container, default_lifetime, seed=None, max_points=None):
     max_n, default_n, default_noise = _SYNTHETIC[source]
+    page_limit = max_points is not None and max_points < max_n
+    if page_limit:  # the page's own limit: the slider stops there and says why
+        max_n = max(int(max_points) // 10 * 10, 30)
+        default_n = min(default_n, max_n)
+        clamp_state(f"{key}_{source}_n", max_n)
     n = url_slider("Points N", f"{key}_{source}_n", min_value=20, max_value=max_n,
-                   default=default_n, step=10, container=container)
+                   default=default_n, step=10, container=container,
+                   help=f"At most {max_n:,} points on this page." if page_limit else None)
     cols = container.columns(2)
     noise_label = ("Input noise (std)" if source in ("moons", "spirals", "xor")
                    else "Noise std of y")

@@ -9,9 +9,15 @@ import streamlit as st
 from explorer_ui.cache import CACHE_TTL, SharedResults
 from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
 from explorer_ui.echo import plain
-from explorer_ui.widgets import seed_control, show_figure, url_number, url_slider
+from explorer_ui.widgets import clamp_state, seed_control, show_figure, url_number, url_slider
 from mondrian_core import lifetime_path
-from mondrian_core.cost import check_sweep_cost
+from mondrian_core.cost import (
+    SWEEP_BUDGET_SECONDS,
+    check_sweep_cost,
+    largest_sweep_cells,
+    largest_sweep_points,
+    largest_sweep_trees,
+)
 from mondrian_core.datasets import train_val_test_split
 from mondrian_core.figures.sweep import split_sizes
 from mondrian_core.sweep import lifetime_for_cells
@@ -30,13 +36,25 @@ def terminal_lifetime(X, cells) -> float:
     return float(f"{lifetime_for_cells(X, cells):.3g}")
 
 
-def pick_data(container, *, seed_container=None, default_lifetime=5.0):
+def _current(key: str, default: int) -> int:
+    """A sweep setting's value before its widget is drawn: the session's (checked by
+    its widget in the last run), else the page's default. A link's value is not used
+    here: its widget, drawn later, may still refuse it."""
+    value = st.session_state.get(key)
+    return max(int(value), 1) if isinstance(value, (int, float)) else default
+
+
+def pick_data(container, *, seed_container=None, default_lifetime=5.0, trees=50, cells=60):
     """Data source (the shared picker) and a seeded 60/20/20 split.
 
     One seed draws everything random: the synthetic data, the split and the Mondrians
     (the picker shows no "Data seed" of its own). The seed widget goes in
     ``seed_container`` (e.g. a container at the bottom of the sidebar, made before the
     model settings) or, by default, right after the data widgets.
+
+    ``trees`` and ``cells`` are the page's defaults of :func:`model_controls`: the
+    synthetic N sliders stop at the most points a sweep with the current trees and
+    cells can use within the time budget.
 
     Returns (train, val, test, name, true_lifetime, key, seed); ``key`` identifies
     the data for caching.
@@ -46,9 +64,11 @@ def pick_data(container, *, seed_container=None, default_lifetime=5.0):
     # the seed is drawn first (the data depend on it) but shown where seed_box sits
     seed = seed_control("seed", default=0, container=seed_box)
     seed_box.caption("The seed draws the data, the split and the Mondrians.")
+    fits = largest_sweep_points(_current("trees", trees), _current("cells", cells))
     data = data_source_picker("data", kinds=REGRESSION_KINDS, container=data_box,
                               standardize=True, standardize_target=True, seed=seed,
-                              default_lifetime=default_lifetime)
+                              default_lifetime=default_lifetime,
+                              max_points=int(fits / TRAIN_FRACTION))
     key = (data.name, data.n_samples, data.n_features, hash(data.X.tobytes()),
            hash(data.y.tobytes()))
     train, val, test = _split(data, key, seed)
@@ -57,6 +77,8 @@ def pick_data(container, *, seed_container=None, default_lifetime=5.0):
 
 #: Most Mondrian trees a sweep page offers (the cost check still refuses slow sweeps).
 MAX_TREES = 1000
+#: Most expected cells per tree a sweep page offers.
+MAX_CELLS = 400
 
 
 def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
@@ -67,14 +89,30 @@ def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
     gives on the training data's box, so one setting suits every data set. The keyword
     arguments are the page's defaults.
     """
-    n_trees = url_slider("Mondrian trees $M$", "trees", min_value=5, max_value=MAX_TREES,
-                         default=trees, step=5, container=container,
+    # the sliders stop where the sweep would pass the time budget (the refusal's limit)
+    # and say why: trees as many as fit with the current cells, cells as many as fit
+    # with the trees chosen
+    n, budget = train.n_samples, SWEEP_BUDGET_SECONDS
+    trees_top = max(min(MAX_TREES, largest_sweep_trees(n, _current("cells", cells), budget)
+                        // 5 * 5), 10)
+    clamp_state("trees", trees_top)
+    n_trees = url_slider("Mondrian trees $M$", "trees", min_value=5, max_value=trees_top,
+                         default=min(trees, trees_top), step=5, container=container,
                          help="Many trees are slow on many points: the page refuses, "
-                              "up front, a sweep that would take more than half a minute.")
+                              "up front, a sweep that would take more than half a minute."
+                              + (f" With the current cells per tree on these {n:,} training "
+                                 f"points it stops at {trees_top:,} trees (fewer cells allow "
+                                 "more)." if trees_top < MAX_TREES else ""))
+    cells_top = max(min(MAX_CELLS, largest_sweep_cells(n, n_trees, budget) // 5 * 5), 10)
+    clamp_state("cells", cells_top)
     cells = url_slider("Cells per tree at the terminal lifetime (expected)", "cells",
-                       min_value=5, max_value=400, default=cells, step=5, container=container,
+                       min_value=5, max_value=cells_top, default=min(cells, cells_top), step=5,
+                       container=container,
                        help="Sets the terminal lifetime $\\Lambda$: a Mondrian of the data's "
-                            "box has this many cells on average at $\\Lambda$.")
+                            "box has this many cells on average at $\\Lambda$."
+                            + (f" With {n_trees:,} trees on {n:,} training points it stops "
+                               f"at {cells_top:,}: more would take over {budget:g} s (fewer "
+                               "trees allow more cells)." if cells_top < MAX_CELLS else ""))
     terminal = terminal_lifetime(train.X, cells)
     container.caption(f"Terminal lifetime $\\Lambda = {terminal:g}$ (the sweep covers "
                       "$0 \\to \\Lambda$).")

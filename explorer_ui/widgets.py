@@ -94,6 +94,13 @@ def url_slider(label: str, key: str, *, min_value, max_value, default, step=None
     return value
 
 
+def clamp_state(key: str, top) -> None:
+    """Lower a widget's kept value to ``top`` when its range shrank below it (a slider
+    whose value is above its maximum is an error)."""
+    if key in st.session_state and st.session_state[key] > top:
+        st.session_state[key] = top
+
+
 def url_number(label: str, key: str, *, min_value, max_value, default, step=None,
                container=st, **kwargs):
     """A number input kept in the URL under ``key`` (int or float from ``default``)."""

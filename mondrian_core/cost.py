@@ -14,10 +14,10 @@ import numpy as np
 from mondrian_core.errors import InputError
 
 __all__ = ["SWEEP_BUDGET_SECONDS", "sweep_seconds", "sweep_events", "largest_sweep_points",
-           "check_sweep_cost", "MIN_SWEEP_POINTS", "LIBRARY_SWEEP_BUDGET_SECONDS",
-           "check_path_cost", "ONLINE_BUDGET_SECONDS", "online_seconds",
-           "largest_online_points", "check_online_cost", "CSV_BUDGET_SECONDS", "csv_seconds",
-           "check_csv_cost"]
+           "largest_sweep_trees", "largest_sweep_cells", "check_sweep_cost",
+           "MIN_SWEEP_POINTS", "LIBRARY_SWEEP_BUDGET_SECONDS", "check_path_cost",
+           "ONLINE_BUDGET_SECONDS", "online_seconds", "largest_online_points",
+           "check_online_cost", "CSV_BUDGET_SECONDS", "csv_seconds", "check_csv_cost"]
 
 #: The longest sweep the app starts (seconds, estimated). It shows a progress bar and
 #: can be stopped; beyond this the wait would be minutes.
@@ -140,6 +140,48 @@ def largest_sweep_points(n_trees: int, n_cells: float,
     return _largest(lambda n: sweep_seconds(n, n_trees, n_cells), budget)
 
 
+def largest_sweep_trees(n_train: int, n_cells: float,
+                        budget: float = SWEEP_BUDGET_SECONDS) -> int:
+    """Return the most trees whose sweep on ``n_train`` points fits in ``budget`` seconds.
+
+    Parameters
+    ----------
+    n_train : int
+        Training points.
+    n_cells : float
+        Expected cells per tree at the terminal lifetime.
+    budget : float, default=SWEEP_BUDGET_SECONDS
+        The time allowed, in seconds.
+
+    Returns
+    -------
+    int
+        The largest number of trees (1 when even one tree does not fit).
+    """
+    return _largest(lambda m: sweep_seconds(n_train, m, n_cells), budget)
+
+
+def largest_sweep_cells(n_train: int, n_trees: int,
+                        budget: float = SWEEP_BUDGET_SECONDS) -> int:
+    """Return the most cells per tree whose sweep fits in ``budget`` seconds.
+
+    Parameters
+    ----------
+    n_train : int
+        Training points.
+    n_trees : int
+        Number of Mondrian trees.
+    budget : float, default=SWEEP_BUDGET_SECONDS
+        The time allowed, in seconds.
+
+    Returns
+    -------
+    int
+        The largest expected number of cells per tree (1 when even one does not fit).
+    """
+    return _largest(lambda c: sweep_seconds(n_train, n_trees, c), budget)
+
+
 def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
@@ -180,11 +222,11 @@ def check_sweep_cost(n_train: int, n_trees: int, n_cells: float, *, train_fracti
             f" ({fits:,} training points)" if train_fraction != 1 else "")
             + ", or fewer trees or cells per tree.")
     # no data set a sweep can use fits with this many trees and cells: name those that do
-    trees = _largest(lambda m: sweep_seconds(n_train, m, n_cells), budget)
+    trees = largest_sweep_trees(n_train, n_cells, budget)
     if sweep_seconds(n_train, trees, n_cells) <= budget:
         raise InputError(said + f"use at most {trees:,} trees at these settings, or fewer "
                          "cells per tree.")
-    cells = _largest(lambda c: sweep_seconds(n_train, 1, c), budget)
+    cells = largest_sweep_cells(n_train, 1, budget)
     raise InputError(said + f"use one tree of at most {cells:,} cells, or fewer points.")
 
 

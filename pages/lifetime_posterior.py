@@ -99,7 +99,8 @@ data_box, model_box, seed_box = side.container(), side.container(), side.contain
 seed_box.divider()
 with user_errors():
     train, val, test, name, true_lifetime, key, seed = pick_data(
-        data_box, seed_container=seed_box, default_lifetime=D.TRUE_LIFETIME)
+        data_box, seed_container=seed_box, default_lifetime=D.TRUE_LIFETIME, trees=D.TREES,
+        cells=D.CELLS)
     model_box.divider()
     settings = model_controls(model_box, train, trees=D.TREES, cells=D.CELLS,
                               noise_variance=D.NOISE_VARIANCE, prior_variance=D.PRIOR_VARIANCE)

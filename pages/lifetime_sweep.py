@@ -86,7 +86,8 @@ side = st.sidebar
 data_box, model_box, seed_box = side.container(), side.container(), side.container()
 with user_errors():
     train, val, test, name, true_lifetime, key, seed = pick_data(
-        data_box, seed_container=seed_box, default_lifetime=defaults.TRUE_LIFETIME)
+        data_box, seed_container=seed_box, default_lifetime=defaults.TRUE_LIFETIME,
+        trees=defaults.N_TREES, cells=defaults.CELLS)
     model_box.divider()
     settings = model_controls(model_box, train, trees=defaults.N_TREES, cells=defaults.CELLS,
                               noise_variance=defaults.NOISE_VARIANCE,
