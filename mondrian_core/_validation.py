@@ -465,3 +465,23 @@ def check_ridge_scale(y, noise_variance: float, prior_variance: float,
     if log_yy - math.log(s2n) - min(math.log(s2n), 0.0) > math.log(_MAX_QUADRATIC):
         raise InputError(f"{name} is too large next to noise_variance {s2n:g} for the ridge "
                          f"sums of squares to be finite; {fix}.")
+
+
+def check_lifetime_prior(prior, name: str = "prior"):
+    """A frozen, continuous ``scipy.stats`` distribution on ``[0, inf)``.
+
+    An unfrozen family (``stats.gamma`` rather than ``stats.gamma(2)``) has no
+    parameters: its methods fail deep inside SciPy, or quietly use a standard form.
+    """
+    from scipy import stats
+
+    if isinstance(prior, stats.rv_continuous):
+        raise InputError(f"{name} must be a frozen distribution: give its parameters, e.g. "
+                         f"stats.{prior.name}(...) rather than stats.{prior.name}.")
+    if not (isinstance(prior, stats.distributions.rv_frozen)
+            and isinstance(prior.dist, stats.rv_continuous)):
+        raise InputError(f"{name} must be a frozen continuous scipy.stats distribution on "
+                         "[0, inf), e.g. scipy.stats.gamma(2, scale=5).")
+    if not prior.support()[0] >= 0:
+        raise InputError(f"The lifetime {name} must live on [0, inf).")
+    return prior

@@ -26,7 +26,13 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.spatial.distance import pdist, squareform
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._validation import check_count, check_points, check_real, check_target
+from mondrian_core._validation import (
+    check_count,
+    check_lifetime_prior,
+    check_points,
+    check_real,
+    check_target,
+)
 from mondrian_core.errors import InputError
 from mondrian_core.posterior import EqualTailedIntervals
 
@@ -190,8 +196,10 @@ def truncated_grid(prior, upper, n_grid=160, tail=1e-6) -> np.ndarray:
     InputError
         If the prior has no mass below ``upper`` or ``n_grid`` is below 3.
     """
+    check_lifetime_prior(prior)
     upper = check_real(upper, "upper", strict=True)
     n_grid = check_count(n_grid, "n_grid", maximum=100_000)  # a grid, not a memory bomb
+    tail = check_real(tail, "tail", strict=True, maximum=0.5)
     low = max(float(prior.ppf(tail)), upper * 1e-4)
     if not (np.isfinite(low) and low < upper) or n_grid < 3:
         raise InputError(f"The prior puts no mass below {upper:g}, or the grid has fewer "
@@ -271,8 +279,7 @@ def laplace_lifetime_posterior(X, y, prior, noise_variance=0.1, prior_variance=1
                          "(a random subset of the data).")
     s2n = check_real(noise_variance, "noise_variance", strict=True)
     s2p = check_real(prior_variance, "prior_variance", strict=True)
-    if not hasattr(prior, "logpdf") or prior.support()[0] < 0:
-        raise InputError("prior must be a frozen scipy.stats distribution on [0, inf).")
+    check_lifetime_prior(prior)
     distances = squareform(pdist(X, metric="cityblock")) if n > 1 else np.zeros((1, 1))
     if grid is None:
         grid = _default_grid(prior, distances, check_count(n_grid, "n_grid", minimum=3,
