@@ -485,3 +485,16 @@ def check_lifetime_prior(prior, name: str = "prior"):
     if not prior.support()[0] >= 0:
         raise InputError(f"The lifetime {name} must live on [0, inf).")
     return prior
+
+
+def check_sweep_hooks(block_size, progress, timings) -> None:
+    """The sweep's optional hooks: a block size (int >= 1), a progress callable and a
+    timings dict, each or None."""
+    if block_size is not None:
+        check_count(block_size, "block_size", maximum=1_000_000)
+    if progress is not None and not callable(progress):
+        raise InputError("progress must be a callable taking the fraction done (0..1), or "
+                         f"None; got {type(progress).__name__}.")
+    if timings is not None and not isinstance(timings, dict):
+        raise InputError(f"timings must be a dict (filled with seconds per stage) or None; "
+                         f"got {type(timings).__name__}.")

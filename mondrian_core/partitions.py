@@ -442,7 +442,7 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         X = check_partition_points(X, self, reset=True, min_samples=2, n_partitions=m)
         y = check_target(y, X, squares=False)  # a forest's splits need no y @ y
         if self.max_level is not None:
-            check_count(self.max_level, "max_level", minimum=0)
+            check_count(self.max_level, "max_level", minimum=0, maximum=10_000)
         rng = check_random_state(self.random_state)
         # scikit-learn's trees compare float32 thresholds: about the midpoint of the data's
         # box the points keep their digits (shifted by 1e6 they would be rounded to 0.06)
@@ -453,7 +453,7 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
                 min_samples_leaf=self.min_samples_leaf,
                 random_state=int(rng.integers(2**31 - 1)), n_jobs=1,
             ).fit(X - self.offset_, y)
-        except ValueError as err:  # sklearn's checks of max_features, min_samples_leaf
+        except (ValueError, OverflowError) as err:  # sklearn's max_features, min_samples_leaf
             raise InputError(f"Bad Random Forest setting: {err}") from None
         depth_rng = rng.spawn(1)[0]
         self.depths_ = np.empty(m, dtype=np.intp)

@@ -90,6 +90,7 @@ from mondrian_core._validation import (
     check_random_state,
     check_real,
     check_ridge_scale,
+    check_sweep_hooks,
     check_target,
     check_validation_pair,
     round_down,
@@ -683,6 +684,7 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     check_ridge_scale(y, s2n, s2p)
 
     check_path_cost(X_train, M, float(terminal_lifetime))
+    check_sweep_hooks(block_size, progress, timings)
     clock = _Clock(timings)
     t_start = time.perf_counter()
     rng = check_random_state(random_state)
@@ -754,6 +756,7 @@ def lifetime_path_on_trees(trees, y_train, X_val=None, y_val=None, noise_varianc
         raise _singular(s2n, s2p)
     check_ridge_scale(y, s2n, s2p)
     seed = check_count(extension_seed, "extension_seed", minimum=0)
+    check_sweep_hooks(block_size, progress, timings)
     return _path_on_trees(trees, y, X_val if has_val else None, y_val if has_val else None,
                           s2n, s2p, seed, block_size, progress, _Clock(timings),
                           time.perf_counter())

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mondrian_core._validation import check_count
 from mondrian_core.cost import check_csv_cost
 from mondrian_core.datasets.dataset import Dataset
 from mondrian_core.errors import InputError
@@ -131,6 +132,9 @@ def read_csv_table(source, *, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS,
         than :data:`mondrian_core.cost.CSV_BUDGET_SECONDS`, duplicated or missing header names, fewer than two
         columns, or text pandas cannot parse.
     """
+    max_bytes = check_count(max_bytes, "max_bytes")
+    max_rows = check_count(max_rows, "max_rows")
+    max_columns = check_count(max_columns, "max_columns", minimum=2)
     text = _decode(_read_bytes(source, max_bytes))
     delimiter = _sniff_delimiter(text)
     try:
@@ -258,6 +262,9 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
             raise InputError(f"{what} must name columns as strings (the header's names).")
         if what == "target_column" and not (given is None or isinstance(given, str)):
             raise InputError("target_column must be one column name (a string).")
+    min_rows = check_count(min_rows, "min_rows")
+    if not isinstance(standardize, (bool, np.bool_)):
+        raise InputError(f"standardize must be True or False, got {type(standardize).__name__}.")
     table = read_csv_table(source, max_bytes=max_bytes, max_rows=max_rows,
                            max_columns=max_columns)
     frame, numeric = table.frame, list(table.numeric_columns)

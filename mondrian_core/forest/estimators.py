@@ -300,8 +300,13 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
 
     def _check_more_params(self):
         check_choice(self.smoothing, "smoothing", ("hierarchical", "none"))
+        # their ratio and the Brownian variance prior / lifetime must stay finite numbers
         for name in ("noise_variance", "prior_variance"):
-            check_real(getattr(self, name), name, strict=True, allow_none=True)
+            check_real(getattr(self, name), name, minimum=1e-100, maximum=1e100,
+                       allow_none=True)
+        if 0 < self.lifetime < 1e-100:
+            raise InputError(f"lifetime {self.lifetime:g} is below 1e-100 (a tree that "
+                             "never cuts); use 0 or a lifetime of at least 1e-100.")
 
     def _check(self, X, y, reset=True):
         self._check_params()
