@@ -12,11 +12,13 @@ from explorer_ui.echo import plain
 from explorer_ui.widgets import clamp_state, seed_control, show_figure, url_number, url_slider
 from mondrian_core import lifetime_path
 from mondrian_core.cost import (
+    MIN_SWEEP_POINTS,
     SWEEP_BUDGET_SECONDS,
     check_sweep_cost,
     largest_sweep_cells,
     largest_sweep_points,
     largest_sweep_trees,
+    sweep_seconds,
 )
 from mondrian_core.datasets import train_val_test_split
 from mondrian_core.figures.sweep import split_sizes
@@ -36,12 +38,28 @@ def terminal_lifetime(X, cells) -> float:
     return float(f"{lifetime_for_cells(X, cells):.3g}")
 
 
-def _current(key: str, default: int) -> int:
-    """A sweep setting's value before its widget is drawn: the session's (checked by
-    its widget in the last run), else the page's default. A link's value is not used
-    here: its widget, drawn later, may still refuse it."""
-    value = st.session_state.get(key)
-    return max(int(value), 1) if isinstance(value, (int, float)) else default
+def _current_settings(trees: int, cells: int) -> tuple[int, int]:
+    """The trees and cells per tree before their widgets are drawn: the session's
+    (checked by the widgets in the last run), else the link's when in the widgets'
+    range, else the page's defaults. A link's pair that no data set could sweep within
+    the budget is refused by its widgets, so the defaults stand in for it here."""
+    def read(key, default, top):
+        value = st.session_state.get(key)
+        if isinstance(value, (int, float)):
+            return int(value), False
+        try:
+            value = int(float(st.query_params.get(key, "")))
+        except (TypeError, ValueError, OverflowError):
+            return default, False
+        return (value, True) if 5 <= value <= top else (default, False)
+
+    (n_trees, trees_linked), (n_cells, cells_linked) = (read("trees", trees, MAX_TREES),
+                                                        read("cells", cells, MAX_CELLS))
+    if sweep_seconds(MIN_SWEEP_POINTS, n_trees, n_cells) > SWEEP_BUDGET_SECONDS:
+        n_cells = cells if cells_linked else n_cells
+        if trees_linked and sweep_seconds(MIN_SWEEP_POINTS, n_trees, n_cells) > SWEEP_BUDGET_SECONDS:
+            n_trees = trees
+    return n_trees, n_cells
 
 
 def pick_data(container, *, seed_container=None, default_lifetime=5.0, trees=50, cells=60):
@@ -64,7 +82,7 @@ def pick_data(container, *, seed_container=None, default_lifetime=5.0, trees=50,
     # the seed is drawn first (the data depend on it) but shown where seed_box sits
     seed = seed_control("seed", default=0, container=seed_box)
     seed_box.caption("The seed draws the data, the split and the Mondrians.")
-    fits = largest_sweep_points(_current("trees", trees), _current("cells", cells))
+    fits = largest_sweep_points(*_current_settings(trees, cells))
     data = data_source_picker("data", kinds=REGRESSION_KINDS, container=data_box,
                               standardize=True, standardize_target=True, seed=seed,
                               default_lifetime=default_lifetime,
@@ -93,8 +111,8 @@ def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
     # and say why: trees as many as fit with the current cells, cells as many as fit
     # with the trees chosen
     n, budget = train.n_samples, SWEEP_BUDGET_SECONDS
-    trees_top = max(min(MAX_TREES, largest_sweep_trees(n, _current("cells", cells), budget)
-                        // 5 * 5), 10)
+    current_cells = _current_settings(trees, cells)[1]
+    trees_top = max(min(MAX_TREES, largest_sweep_trees(n, current_cells, budget) // 5 * 5), 10)
     clamp_state("trees", trees_top)
     n_trees = url_slider("Mondrian trees $M$", "trees", min_value=5, max_value=trees_top,
                          default=min(trees, trees_top), step=5, container=container,
