@@ -168,6 +168,13 @@ def check_choice(value, name: str, options) -> object:
     return value
 
 
+def check_flag(value, name: str) -> bool:
+    """True or False (NumPy's bools too); an array or text would be truthy by accident."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False, got {type(value).__name__}.")
+    return bool(value)
+
+
 def check_counts(counts, name: str = "counts") -> np.ndarray:
     """Sorted distinct integers >= 1 from a non-empty 1-D sequence of counts."""
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mondrian_core._validation import check_count
+from mondrian_core._validation import check_count, check_flag
 from mondrian_core.cost import check_csv_cost
 from mondrian_core.datasets.dataset import Dataset
 from mondrian_core.errors import InputError
@@ -263,8 +263,7 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
         if what == "target_column" and not (given is None or isinstance(given, str)):
             raise InputError("target_column must be one column name (a string).")
     min_rows = check_count(min_rows, "min_rows")
-    if not isinstance(standardize, (bool, np.bool_)):
-        raise InputError(f"standardize must be True or False, got {type(standardize).__name__}.")
+    check_flag(standardize, "standardize")
     table = read_csv_table(source, max_bytes=max_bytes, max_rows=max_rows,
                            max_columns=max_columns)
     frame, numeric = table.frame, list(table.numeric_columns)
