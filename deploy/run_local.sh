@@ -50,6 +50,7 @@ done
 # A complete nginx.conf around the site template, every path inside RUN_DIR.
 sed -e "s|\${LISTEN}|$LISTEN|" -e "s|\${UPSTREAM_SERVERS}|$upstreams|" \
     "$ROOT/deploy/nginx/mondrian.conf.template" >"$RUN_DIR/nginx/mondrian.conf"
+cp "$ROOT/deploy/nginx/mondrian_proxy.conf" "$RUN_DIR/nginx/mondrian_proxy.conf"
 cat >"$RUN_DIR/nginx/nginx.conf" <<CONF
 user $(id -un) $(id -gn);
 worker_processes 1;
@@ -57,13 +58,13 @@ pid $RUN_DIR/nginx/nginx.pid;
 error_log $RUN_DIR/nginx/error.log warn;
 events { worker_connections 1024; }
 http {
-    access_log $RUN_DIR/nginx/access.log;
     client_body_temp_path $RUN_DIR/nginx/body;
     proxy_temp_path $RUN_DIR/nginx/proxy;
     fastcgi_temp_path $RUN_DIR/nginx/fastcgi;
     uwsgi_temp_path $RUN_DIR/nginx/uwsgi;
     scgi_temp_path $RUN_DIR/nginx/scgi;
     include $RUN_DIR/nginx/mondrian.conf;
+    access_log $RUN_DIR/nginx/access.log mondrian_upstream;
 }
 CONF
 "$NGINX" -t -q -p "$RUN_DIR/nginx" -c "$RUN_DIR/nginx/nginx.conf"

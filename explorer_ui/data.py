@@ -14,13 +14,15 @@ Use::
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
 import streamlit as st
 
 from explorer_ui.cache import CACHE_TTL
-from explorer_ui.widgets import url_choice, url_number, url_slider, user_errors
+from explorer_ui.echo import plain
+from explorer_ui.widgets import clamp_state, url_choice, url_number, url_slider, user_errors
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputError
 
@@ -152,7 +154,7 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
                        default: str | None = None, *, container=st,
                        standardize: bool = True, standardize_target: bool = False,
                        default_lifetime: float = 5.0, stop_if_missing: bool = True,
-                       seed: int | None = None):
+                       seed: int | None = None, max_points: int | None = None):
     """Widgets choosing a data set; returns a :class:`~mondrian_core.datasets.Dataset`.
 
     Parameters
@@ -178,6 +180,9 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
     seed : int, optional
         The synthetic draws' seed, when the page already has one seed for everything
         (then no "Data seed" widget is shown); default: a "Data seed" widget.
+    max_points : int, optional
+        The most points the page can use: the synthetic N sliders stop there (and say
+        so), so that the picker never offers a size the page refuses.
 
     Notes
     -----
@@ -195,7 +200,8 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
                         container=container, format_func=SOURCE_LABELS.get)
     with user_errors():
         if source in SYNTHETIC:
-            data = _synthetic_widgets(key, source, container, default_lifetime, seed)
+            data = _synthetic_widgets(key, source, container, default_lifetime, seed,
+                                      max_points)
         elif source in ds.BUNDLED_DATASETS:
             data = _bundled(source, standardize, standardize_target)
         else:
@@ -208,10 +214,16 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
     return data
 
 
-def _synthetic_widgets(key, source, container, default_lifetime, seed=None):
+def _synthetic_widgets(key, source, container, default_lifetime, seed=None, max_points=None):
     max_n, default_n, default_noise = SYNTHETIC[source]
+    page_limit = max_points is not None and max_points < max_n
+    if page_limit:  # the page's own limit: the slider stops there and says why
+        max_n = max(int(max_points) // 10 * 10, 30)
+        default_n = min(default_n, max_n)
+        clamp_state(f"{key}_{source}_n", max_n)
     n = url_slider("Points N", f"{key}_{source}_n", min_value=20, max_value=max_n,
-                   default=default_n, step=10, container=container)
+                   default=default_n, step=10, container=container,
+                   help=f"At most {max_n:,} points on this page." if page_limit else None)
     cols = container.columns(2)
     noise_label = ("Input noise (std)" if source in ("moons", "spirals", "xor")
                    else "Noise std of y")
@@ -234,7 +246,8 @@ def _synthetic_widgets(key, source, container, default_lifetime, seed=None):
 
 def _csv_widgets(key, container, standardize, standardize_target):
     upload = container.file_uploader(
-        f"CSV file (at most {ds.CSV_MAX_BYTES / 1e6:g} MB, {ds.CSV_MAX_ROWS:,} rows)",
+        f"CSV file (at most {ds.CSV_MAX_BYTES / 1e6:g} MB, {ds.CSV_MAX_ROWS:,} rows, "
+        f"{ds.CSV_MAX_COLUMNS:,} columns)",
         type=["csv", "txt", "tsv"], key=f"{key}_file",
         help="A header row, then one row per point; numbers with '.' as decimal point. "
              "Comma, semicolon, tab or | separated. The file is only read as text.")
@@ -261,17 +274,20 @@ def _csv_widgets(key, container, standardize, standardize_target):
     candidates = [c for c in numeric if c != target]
     previous = st.session_state.get(f"{key}_prev_target", target)
     st.session_state[f"{key}_prev_target"] = target
-    chosen = [c for c in st.session_state.get(f"{key}_features", []) if c in candidates]
+    candidate_set = set(candidates)  # a membership test per column: linear in the columns
+    chosen = [c for c in st.session_state.get(f"{key}_features", []) if c in candidate_set]
     all_before = set(st.session_state.get(f"{key}_features", [])) == set(numeric) - {previous}
     # "all other columns" stays all when the target changes; a hand-made choice is kept
     st.session_state[f"{key}_features"] = candidates if (all_before or not chosen) else chosen
     features = container.multiselect("Feature columns (X)", candidates, key=f"{key}_features")
     if not features:
         raise InputError("Choose at least one feature column.")
-    name = upload.name.rsplit(".", 1)[0] or "uploaded CSV"
+    # the name titles charts (Plotly reads a subset of HTML) and captions: letters,
+    # digits and a few signs only
+    name = re.sub(r"[^\w .()+-]+", "_", upload.name.rsplit(".", 1)[0])[:60].strip() or "uploaded CSV"
     data, notices = _csv(raw, tuple(features), target, name, standardize, standardize_target)
     for note in notices:
-        (container.warning if note.startswith("Dropped") else container.info)(note)
+        (container.warning if note.startswith("Dropped") else container.info)(plain(note))
     return data
 
 
@@ -280,7 +296,7 @@ def _describe(data: ds.Dataset, container) -> None:
     if data.standardized:
         text += "; features" + (" and target" if data.y_raw is not None else "")
         text += " standardised to mean 0, std 1"
-    container.caption(text + ")")
+    container.caption(plain(text + ")"))
 
 
 def data_params(name: str, key: str = "data") -> dict:

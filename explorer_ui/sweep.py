@@ -13,9 +13,18 @@ from explorer_ui.data import (
     data_source_picker,
     split,
 )
-from explorer_ui.widgets import seed_control, show_figure, url_number, url_slider
+from explorer_ui.echo import plain
+from explorer_ui.widgets import clamp_state, seed_control, show_figure, url_number, url_slider
 from mondrian_core import lifetime_path
-from mondrian_core.cost import check_sweep_cost
+from mondrian_core.cost import (
+    MIN_SWEEP_POINTS,
+    SWEEP_BUDGET_SECONDS,
+    check_sweep_cost,
+    largest_sweep_cells,
+    largest_sweep_points,
+    largest_sweep_trees,
+    sweep_seconds,
+)
 from mondrian_core.figures.sweep import split_sizes
 from mondrian_core.sweep import lifetime_for_cells
 
@@ -29,13 +38,41 @@ def terminal_lifetime(X, cells) -> float:
     return float(f"{lifetime_for_cells(X, cells):.3g}")
 
 
-def pick_data(container, *, seed_container=None, default_lifetime=5.0):
+def _current_settings(trees: int, cells: int) -> tuple[int, int]:
+    """The trees and cells per tree before their widgets are drawn: the session's
+    (checked by the widgets in the last run), else the link's when in the widgets'
+    range, else the page's defaults. A link's pair that no data set could sweep within
+    the budget is refused by its widgets, so the defaults stand in for it here."""
+    def read(key, default, top):
+        value = st.session_state.get(key)
+        if isinstance(value, (int, float)):
+            return int(value), False
+        try:
+            value = int(float(st.query_params.get(key, "")))
+        except (TypeError, ValueError, OverflowError):
+            return default, False
+        return (value, True) if 5 <= value <= top else (default, False)
+
+    (n_trees, trees_linked), (n_cells, cells_linked) = (read("trees", trees, MAX_TREES),
+                                                        read("cells", cells, MAX_CELLS))
+    if sweep_seconds(MIN_SWEEP_POINTS, n_trees, n_cells) > SWEEP_BUDGET_SECONDS:
+        n_cells = cells if cells_linked else n_cells
+        if trees_linked and sweep_seconds(MIN_SWEEP_POINTS, n_trees, n_cells) > SWEEP_BUDGET_SECONDS:
+            n_trees = trees
+    return n_trees, n_cells
+
+
+def pick_data(container, *, seed_container=None, default_lifetime=5.0, trees=50, cells=60):
     """Data source (the shared picker) and a seeded 60/20/20 split.
 
     One seed draws everything random: the synthetic data, the split and the Mondrians
     (the picker shows no "Data seed" of its own). The seed widget goes in
     ``seed_container`` (e.g. a container at the bottom of the sidebar, made before the
     model settings) or, by default, right after the data widgets.
+
+    ``trees`` and ``cells`` are the page's defaults of :func:`model_controls`: the
+    synthetic N sliders stop at the most points a sweep with the current trees and
+    cells can use within the time budget.
 
     Returns (train, val, test, name, true_lifetime, key, seed); ``key`` identifies
     the data for caching.
@@ -45,9 +82,11 @@ def pick_data(container, *, seed_container=None, default_lifetime=5.0):
     # the seed is drawn first (the data depend on it) but shown where seed_box sits
     seed = seed_control("seed", default=0, container=seed_box)
     seed_box.caption("The seed draws the data, the split and the Mondrians.")
+    fits = largest_sweep_points(*_current_settings(trees, cells))
     data = data_source_picker("data", kinds=REGRESSION_KINDS, container=data_box,
                               standardize=True, standardize_target=True, seed=seed,
-                              default_lifetime=default_lifetime)
+                              default_lifetime=default_lifetime,
+                              max_points=int(fits / TRAIN_FRACTION))
     key = data_key(data)
     train, val, test = split(data, "validate", seed)
     return train, val, test, data.name, data.true_lifetime, key, seed
@@ -55,6 +94,8 @@ def pick_data(container, *, seed_container=None, default_lifetime=5.0):
 
 #: Most Mondrian trees a sweep page offers (the cost check still refuses slow sweeps).
 MAX_TREES = 1000
+#: Most expected cells per tree a sweep page offers.
+MAX_CELLS = 400
 
 
 def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
@@ -66,14 +107,30 @@ def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
     gives on the training data's box, so one setting suits every data set. The keyword
     arguments are the page's defaults.
     """
-    n_trees = url_slider("Mondrian trees $M$", "trees", min_value=5, max_value=MAX_TREES,
-                         default=trees, step=5, container=container,
+    # the sliders stop where the sweep would pass the time budget (the refusal's limit)
+    # and say why: trees as many as fit with the current cells, cells as many as fit
+    # with the trees chosen
+    n, budget = train.n_samples, SWEEP_BUDGET_SECONDS
+    current_cells = _current_settings(trees, cells)[1]
+    trees_top = max(min(MAX_TREES, largest_sweep_trees(n, current_cells, budget) // 5 * 5), 10)
+    clamp_state("trees", trees_top)
+    n_trees = url_slider("Mondrian trees $M$", "trees", min_value=5, max_value=trees_top,
+                         default=min(trees, trees_top), step=5, container=container,
                          help="Many trees are slow on many points: the page refuses, "
-                              "up front, a sweep that would take more than half a minute.")
+                              "up front, a sweep that would take more than half a minute."
+                              + (f" With the current cells per tree on these {n:,} training "
+                                 f"points it stops at {trees_top:,} trees (fewer cells allow "
+                                 "more)." if trees_top < MAX_TREES else ""))
+    cells_top = max(min(MAX_CELLS, largest_sweep_cells(n, n_trees, budget) // 5 * 5), 10)
+    clamp_state("cells", cells_top)
     cells = url_slider("Cells per tree at the terminal lifetime (expected)", "cells",
-                       min_value=5, max_value=400, default=cells, step=5, container=container,
+                       min_value=5, max_value=cells_top, default=min(cells, cells_top), step=5,
+                       container=container,
                        help="Sets the terminal lifetime $\\Lambda$: a Mondrian of the data's "
-                            "box has this many cells on average at $\\Lambda$.")
+                            "box has this many cells on average at $\\Lambda$."
+                            + (f" With {n_trees:,} trees on {n:,} training points it stops "
+                               f"at {cells_top:,}: more would take over {budget:g} s (fewer "
+                               "trees allow more cells)." if cells_top < MAX_CELLS else ""))
     terminal = terminal_lifetime(train.X, cells)
     container.caption(f"Terminal lifetime $\\Lambda = {terminal:g}$ (the sweep covers "
                       "$0 \\to \\Lambda$).")
@@ -114,7 +171,7 @@ def show_split(train, val, test, name, seed):
     show_figure(split_sizes({"train": train.n_samples, "validation": val.n_samples,
                              "test": test.n_samples}), "split",
                 params={**data_params(name), "seed": seed})
-    st.caption(f"**{name}**: {train.n_samples} train / {val.n_samples} validation / "
+    st.caption(f"**{plain(name)}**: {train.n_samples} train / {val.n_samples} validation / "
                f"{test.n_samples} test points (random 60/20/20 split from the seed). The sweep "
                "fits on train, picks the lifetime on validation; test is held out.")
 

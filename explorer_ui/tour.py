@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from explorer_ui.echo import plain
+
 #: URL keys that are not a page's widgets: they survive a tour step.
 RESERVED_PARAMS = frozenset({"tour", "projector", "palette"})
 _APPLIED = "_tour_applied"  # (page, step) whose settings this session last applied
@@ -58,8 +60,8 @@ def _step_from_url(n_steps: int) -> int | None:
             raise ValueError(raw)
     except ValueError:
         shown = raw if len(raw) <= 20 else raw[:20] + "\u2026"
-        st.toast(f"Ignored the link's tour={shown!r}: this page's tour has steps 1 to "
-                 f"{n_steps}.")
+        st.toast(f"Ignored the link's tour={plain(repr(shown))}: this page's tour has steps 1 "
+                 f"to {n_steps}.")
         del st.query_params["tour"]
         return None
     return n

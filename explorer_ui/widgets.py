@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from explorer_ui.echo import plain
 from explorer_ui.sources import Source, sources_markdown
 from explorer_ui.tour import Tour, leave_tour
 from mondrian_core.errors import InputError
@@ -24,7 +25,8 @@ from mondrian_core.figures.theme import PALETTES, for_display
 def _notice_bad_param(name: str, raw: str, default) -> None:
     shown = raw if len(raw) <= 40 else raw[:40] + "\u2026"
     using = "the default" if default is None else default
-    st.toast(f"Ignored the link's value {name}={shown!r}; using {using}.")
+    # the name and default are the page's own; the value is the visitor's
+    st.toast(f"Ignored the link's value {name}={plain(repr(shown))}; using {using}.")
 
 
 def url_positive_float(name: str):
@@ -90,6 +92,13 @@ def url_slider(label: str, key: str, *, min_value, max_value, default, step=None
                              key=key, **kwargs)
     st.query_params[key] = str(value)
     return value
+
+
+def clamp_state(key: str, top) -> None:
+    """Lower a widget's kept value to ``top`` when its range shrank below it (a slider
+    whose value is above its maximum is an error)."""
+    if key in st.session_state and st.session_state[key] > top:
+        st.session_state[key] = top
 
 
 def url_number(label: str, key: str, *, min_value, max_value, default, step=None,
@@ -342,7 +351,7 @@ def user_errors():
     try:
         yield
     except InputError as err:
-        st.error(str(err))
+        st.error(plain(err))
         st.stop()
 
 
@@ -378,4 +387,4 @@ def section_errors():
     try:
         yield
     except InputError as err:
-        st.error(str(err))
+        st.error(plain(err))

@@ -168,6 +168,13 @@ def check_choice(value, name: str, options) -> object:
     return value
 
 
+def check_flag(value, name: str) -> bool:
+    """True or False (NumPy's bools too); an array or text would be truthy by accident."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False, got {type(value).__name__}.")
+    return bool(value)
+
+
 def check_counts(counts, name: str = "counts") -> np.ndarray:
     """Sorted distinct integers >= 1 from a non-empty 1-D sequence of counts."""
     try:
@@ -200,6 +207,13 @@ def check_box(lower, upper, name: str = "box", *, strict: bool = False,
             f"length{'' if n_dims is None else f' {n_dims}'} (got {lo.size} and {hi.size}).")
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         raise InputError(f"The {name}'s corners must be finite numbers.")
+    with np.errstate(over="ignore"):
+        wide = ~np.isfinite(hi - lo)
+    if np.any(wide):  # a side that overflows (e.g. -1e308 to 1e308) has no finite length
+        d = int(np.argmax(wide))
+        raise InputError(f"The {name}'s side in dimension {d} ({lo[d]:g} to {hi[d]:g}) is "
+                         "longer than a float can hold; rescale the box (e.g. to the unit "
+                         "cube).")
     bad = hi <= lo if strict else hi < lo
     if np.any(bad):
         d = int(np.argmax(bad))
@@ -400,3 +414,94 @@ def check_target(y, X=None, name: str = "y", *, classifier: bool = False,
     return y
 
 
+
+
+def check_validation_pair(X_val, y_val, names=("X_val", "y_val")) -> bool:
+    """Whether validation data were given: both or neither, else an InputError.
+
+    One without the other used to be dropped without a word (and the best lifetime then
+    fell back to the training error).
+    """
+    given = (X_val is not None, y_val is not None)
+    if given[0] != given[1]:
+        have, missing = names if given[0] else names[::-1]
+        raise InputError(f"{have} was given without {missing}; give both {names[0]} and "
+                         f"{names[1]} (the validation points and their targets), or neither.")
+    return given[0]
+
+
+#: Above this noise-to-prior ratio the data move the ridge solution by less than float64
+#: rounding (the Gram entries are counts, at most N per cell), and the shifted systems
+#: ``G - ratio`` lose every digit: a numerically singular update, not a prior.
+MAX_NOISE_RATIO = 1e12
+# the largest variance whose square, and whose product with a count, stays finite
+_MAX_VARIANCE = 1e100
+# the sweep's quadratic forms, y.y / s2n and alpha.alpha ~ y.y / s2n^2, must stay below
+# this (a margin of 1e18 for the N- and M-fold sums they enter)
+_MAX_QUADRATIC = 1e290
+
+
+def check_ridge_scale(y, noise_variance: float, prior_variance: float,
+                      name: str = "y_train") -> None:
+    """Refuse targets and variances whose ridge quantities cannot be finite.
+
+    The log marginal likelihood and residuals of Bayesian ridge regression involve
+    ``y.y / s2n``, ``s2n^2 alpha.alpha`` (``alpha ~ y / s2n``) and the shifted Gram
+    systems: with y near 1e153, or a noise variance near 1e308, they overflow or turn
+    singular. Dividing y by c and both variances by c^2 changes nothing but the units,
+    so the message says to do that.
+    """
+    s2n, s2p = float(noise_variance), float(prior_variance)
+    fix = (f"rescale {name} (divide it by its standard deviation c) and divide "
+           "noise_variance and prior_variance by c^2")
+    if max(s2n, s2p) > _MAX_VARIANCE:
+        raise InputError(f"noise_variance {s2n:g} and prior_variance {s2p:g} must be at most "
+                         f"{_MAX_VARIANCE:g}; {fix}.")
+    if s2n > MAX_NOISE_RATIO * s2p:
+        raise InputError(
+            f"The noise variance {s2n:g} is over {MAX_NOISE_RATIO:g} times the weight prior "
+            f"variance {s2p:g}: the data would not move the posterior above rounding error "
+            f"and the ridge system is numerically singular. Use a noise variance of at most "
+            f"{MAX_NOISE_RATIO * s2p:g}.")
+    y = np.asarray(y, dtype=np.float64)
+    peak = float(np.max(np.abs(y))) if y.size else 0.0
+    if peak == 0.0:
+        return
+    # y.y in logs: peak^2 * sum((y/peak)^2) without forming a square that overflows
+    log_yy = 2.0 * math.log(peak) + math.log(float(np.sum((y / peak) ** 2)))
+    if log_yy - math.log(s2n) - min(math.log(s2n), 0.0) > math.log(_MAX_QUADRATIC):
+        raise InputError(f"{name} is too large next to noise_variance {s2n:g} for the ridge "
+                         f"sums of squares to be finite; {fix}.")
+
+
+def check_lifetime_prior(prior, name: str = "prior"):
+    """A frozen, continuous ``scipy.stats`` distribution on ``[0, inf)``.
+
+    An unfrozen family (``stats.gamma`` rather than ``stats.gamma(2)``) has no
+    parameters: its methods fail deep inside SciPy, or quietly use a standard form.
+    """
+    from scipy import stats
+
+    if isinstance(prior, stats.rv_continuous):
+        raise InputError(f"{name} must be a frozen distribution: give its parameters, e.g. "
+                         f"stats.{prior.name}(...) rather than stats.{prior.name}.")
+    if not (isinstance(prior, stats.distributions.rv_frozen)
+            and isinstance(prior.dist, stats.rv_continuous)):
+        raise InputError(f"{name} must be a frozen continuous scipy.stats distribution on "
+                         "[0, inf), e.g. scipy.stats.gamma(2, scale=5).")
+    if not prior.support()[0] >= 0:
+        raise InputError(f"The lifetime {name} must live on [0, inf).")
+    return prior
+
+
+def check_sweep_hooks(block_size, progress, timings) -> None:
+    """The sweep's optional hooks: a block size (int >= 1), a progress callable and a
+    timings dict, each or None."""
+    if block_size is not None:
+        check_count(block_size, "block_size", maximum=1_000_000)
+    if progress is not None and not callable(progress):
+        raise InputError("progress must be a callable taking the fraction done (0..1), or "
+                         f"None; got {type(progress).__name__}.")
+    if timings is not None and not isinstance(timings, dict):
+        raise InputError(f"timings must be a dict (filled with seconds per stage) or None; "
+                         f"got {type(timings).__name__}.")

@@ -14,8 +14,10 @@ import numpy as np
 from mondrian_core.errors import InputError
 
 __all__ = ["SWEEP_BUDGET_SECONDS", "sweep_seconds", "sweep_events", "largest_sweep_points",
-           "check_sweep_cost", "ONLINE_BUDGET_SECONDS", "online_seconds", "largest_online_points",
-           "check_online_cost"]
+           "largest_sweep_trees", "largest_sweep_cells", "check_sweep_cost",
+           "MIN_SWEEP_POINTS", "LIBRARY_SWEEP_BUDGET_SECONDS", "check_path_cost",
+           "ONLINE_BUDGET_SECONDS", "online_seconds", "largest_online_points",
+           "check_online_cost", "CSV_BUDGET_SECONDS", "csv_seconds", "check_csv_cost"]
 
 #: The longest sweep the app starts (seconds, estimated). It shows a progress bar and
 #: can be stopped; beyond this the wait would be minutes.
@@ -138,6 +140,48 @@ def largest_sweep_points(n_trees: int, n_cells: float,
     return _largest(lambda n: sweep_seconds(n, n_trees, n_cells), budget)
 
 
+def largest_sweep_trees(n_train: int, n_cells: float,
+                        budget: float = SWEEP_BUDGET_SECONDS) -> int:
+    """Return the most trees whose sweep on ``n_train`` points fits in ``budget`` seconds.
+
+    Parameters
+    ----------
+    n_train : int
+        Training points.
+    n_cells : float
+        Expected cells per tree at the terminal lifetime.
+    budget : float, default=SWEEP_BUDGET_SECONDS
+        The time allowed, in seconds.
+
+    Returns
+    -------
+    int
+        The largest number of trees (1 when even one tree does not fit).
+    """
+    return _largest(lambda m: sweep_seconds(n_train, m, n_cells), budget)
+
+
+def largest_sweep_cells(n_train: int, n_trees: int,
+                        budget: float = SWEEP_BUDGET_SECONDS) -> int:
+    """Return the most cells per tree whose sweep fits in ``budget`` seconds.
+
+    Parameters
+    ----------
+    n_train : int
+        Training points.
+    n_trees : int
+        Number of Mondrian trees.
+    budget : float, default=SWEEP_BUDGET_SECONDS
+        The time allowed, in seconds.
+
+    Returns
+    -------
+    int
+        The largest expected number of cells per tree (1 when even one does not fit).
+    """
+    return _largest(lambda c: sweep_seconds(n_train, n_trees, c), budget)
+
+
 def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
@@ -170,12 +214,63 @@ def check_sweep_cost(n_train: int, n_trees: int, n_cells: float, *, train_fracti
         return
     fits = largest_sweep_points(n_trees, n_cells, budget)
     total = math.floor(fits / train_fraction)
-    raise InputError(
-        f"A sweep on {n_train:,} training points with {n_trees} trees of about {n_cells:g} "
-        f"cells would take about {_duration(seconds)} here (the limit is {budget:g} s): "
-        f"use at most {total:,} points" + (f" ({fits:,} training points)" if train_fraction != 1
-                                           else "")
-        + ", or fewer trees or cells per tree.")
+    said = (f"A sweep on {n_train:,} training points with {n_trees:,} trees of about "
+            f"{n_cells:g} cells would take about {_duration(seconds)} here (the limit is "
+            f"{budget:g} s): ")
+    if fits >= MIN_SWEEP_POINTS:
+        raise InputError(said + f"use at most {total:,} points" + (
+            f" ({fits:,} training points)" if train_fraction != 1 else "")
+            + ", or fewer trees or cells per tree.")
+    # no data set a sweep can use fits with this many trees and cells: name those that do
+    trees = largest_sweep_trees(n_train, n_cells, budget)
+    if sweep_seconds(n_train, trees, n_cells) <= budget:
+        raise InputError(said + f"use at most {trees:,} trees at these settings, or fewer "
+                         "cells per tree.")
+    cells = largest_sweep_cells(n_train, 1, budget)
+    raise InputError(said + f"use one tree of at most {cells:,} cells, or fewer points.")
+
+
+#: The fewest training points a sweep can use (lifetime_path needs 2).
+MIN_SWEEP_POINTS = 2
+
+#: The longest sweep :func:`mondrian_core.lifetime_path` starts on its own (seconds,
+#: estimated): ten times the app's budget, for scripts (bench/'s largest sweep is
+#: estimated at 24 s); 100,000 trees on 40 points (8 min estimated, 5 min measured, no
+#: progress while the trees are drawn) is refused. A script that means to wait longer
+#: raises this module attribute.
+LIBRARY_SWEEP_BUDGET_SECONDS = 300.0
+
+
+def check_path_cost(X_train: np.ndarray, n_trees: int, terminal_lifetime: float, *,
+                    budget: float | None = None) -> None:
+    """Raise :class:`InputError` if ``lifetime_path`` on these inputs would run too long.
+
+    Parameters
+    ----------
+    X_train : ndarray of shape (N, D)
+        The (validated) training points; their box gives the expected cells per tree.
+    n_trees : int
+        Number of Mondrian trees.
+    terminal_lifetime : float
+        The sweep's terminal lifetime.
+    budget : float, optional
+        The time allowed, in seconds (default: :data:`LIBRARY_SWEEP_BUDGET_SECONDS`,
+        read when called).
+
+    Raises
+    ------
+    InputError
+        If the estimate exceeds ``budget``; the message names a size that fits.
+    """
+    budget = LIBRARY_SWEEP_BUDGET_SECONDS if budget is None else budget
+    from mondrian_core.process.sampler import expected_cells
+
+    X_train = np.asarray(X_train, dtype=float)
+    with np.errstate(over="ignore"):
+        cells = expected_cells(X_train.min(axis=0), X_train.max(axis=0), terminal_lifetime)
+    # a Mondrian restricted to the points stops cutting cells with one point: at most N
+    cells = min(cells, float(X_train.shape[0])) if math.isfinite(cells) else X_train.shape[0]
+    check_sweep_cost(X_train.shape[0], n_trees, cells, budget=budget)
 
 
 #: The longest online run the app starts (seconds, estimated): it shows only a spinner.
@@ -263,3 +358,68 @@ def check_online_cost(n_train: int, batch_size: int, n_trees: int, *,
         f"Streaming {n_train:,} training points in batches of {batch_size} into {n_trees} "
         f"trees would take about {_duration(seconds)} here (the limit is {budget:g} s): use "
         f"at most {math.floor(fits / train_fraction):,} points, larger batches or fewer trees.")
+
+
+#: The longest CSV parse the app starts (seconds, estimated): it shows only a spinner.
+CSV_BUDGET_SECONDS = 10.0
+
+# read_csv_table on one core: pandas' C parser plus the per-column dtype checks, linear in
+# the cells and in the columns. Fitted as an upper envelope of CPU times measured on the
+# shared 2-core machine (bench/RESULTS.md, "Hostile inputs"): 200,000 x 10, 20,000 x 100
+# and 2,000 x 1,000 cells of random numbers.
+_CSV_SECONDS_PER_CELL = 3.0e-7
+_CSV_SECONDS_PER_COLUMN = 1.0e-4
+
+
+def csv_seconds(n_rows: int, n_columns: int) -> float:
+    """Return the estimated seconds to parse and type-check a CSV of this shape.
+
+    Parameters
+    ----------
+    n_rows : int
+        Data rows (an upper bound will do: e.g. the line count).
+    n_columns : int
+        Columns in the header.
+
+    Returns
+    -------
+    float
+        Estimated seconds on one core.
+    """
+    return (_CSV_SECONDS_PER_CELL * float(n_rows) * float(n_columns)
+            + _CSV_SECONDS_PER_COLUMN * float(n_columns))
+
+
+def check_csv_cost(n_rows: int, n_columns: int, *, min_rows: int = 10,
+                   budget: float = CSV_BUDGET_SECONDS) -> None:
+    """Raise :class:`InputError` if parsing the CSV would take longer than ``budget`` s.
+
+    Parameters
+    ----------
+    n_rows : int
+        Data rows (an upper bound will do).
+    n_columns : int
+        Columns in the header.
+    min_rows : int, default=10
+        The fewest rows a data set needs: a row count below it is not offered as advice.
+    budget : float, default=CSV_BUDGET_SECONDS
+        The time allowed, in seconds.
+
+    Raises
+    ------
+    InputError
+        If the estimate exceeds ``budget``; the message names shapes that fit: the most
+        columns at this many rows, and the most rows at this many columns when that is
+        at least ``min_rows``.
+    """
+    seconds = csv_seconds(n_rows, n_columns)
+    if seconds <= budget:
+        return
+    rows = _largest(lambda n: csv_seconds(n, n_columns), budget)
+    columns = _largest(lambda n: csv_seconds(max(n_rows, min_rows), n), budget)
+    advice = f"upload at most {columns:,} columns at this many rows"
+    if rows >= min_rows:
+        advice = f"upload at most {rows:,} rows at this many columns, or " + advice[7:]
+    raise InputError(
+        f"Reading {n_rows:,} rows of {n_columns:,} columns would take about "
+        f"{_duration(seconds)} here (the limit is {budget:g} s): {advice}.")

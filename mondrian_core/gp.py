@@ -22,6 +22,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from mondrian_core._blas import single_blas_thread
 from mondrian_core._validation import (
     check_count,
+    check_flag,
     check_is_fitted,
     check_n_jobs,
     check_random_state,
@@ -255,6 +256,8 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         for name in ("noise_variance", "tol"):
             check_real(getattr(self, name), name, strict=True)
         max_dense = check_count(self.max_dense, "max_dense", minimum=0)
+        for name in ("preconditioner", "normalize_y", "record_residuals", "fit_partitions"):
+            check_flag(getattr(self, name), name)
         _check_sampler(self.partitions)
         X = check_partition_points(X, self, reset=True, min_samples=2)
         y = check_target(y, X, estimator=self)
@@ -266,7 +269,10 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         if self.fit_partitions:
             self.partitions_ = _fit_partitions(self.partitions, X, y)
         else:
-            check_is_fitted(self.partitions, "n_labels_")
+            if not hasattr(self.partitions, "n_labels_"):
+                raise InputError("fit_partitions=False uses the partitions as given, but they "
+                                 "are not fitted: fit them first, or pass "
+                                 "fit_partitions=True.")
             self.partitions_ = self.partitions
         self.algebra_ = PartitionAlgebra(self.partitions_.labels(X))
         self._max_dense = max_dense

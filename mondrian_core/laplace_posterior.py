@@ -29,7 +29,13 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.spatial.distance import pdist, squareform
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._validation import check_count, check_points, check_real, check_target
+from mondrian_core._validation import (
+    check_count,
+    check_lifetime_prior,
+    check_points,
+    check_real,
+    check_target,
+)
 from mondrian_core.errors import InputError
 from mondrian_core.posterior import EqualTailedIntervals
 
@@ -39,6 +45,9 @@ __all__ = ["LaplaceLifetimePosterior", "laplace_lifetime_posterior", "truncated_
 #: Largest number of points of the exact posterior: one dense N x N Cholesky per grid
 #: point (N = 3,000: 72 MB per matrix, about 0.3 s per factorisation on one core).
 MAX_LAPLACE_POINTS = 3000
+#: The most lifetimes on the grid: each is an N x N factorisation, and a posterior on a
+#: log scale is drawn smoothly by a few hundred.
+MAX_LAPLACE_GRID = 2000
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
@@ -190,8 +199,10 @@ def truncated_grid(prior, upper, n_grid=160, tail=1e-6) -> np.ndarray:
     InputError
         If the prior has no mass below ``upper`` or ``n_grid`` is below 3.
     """
+    check_lifetime_prior(prior)
     upper = check_real(upper, "upper", strict=True)
-    n_grid = check_count(n_grid, "n_grid")
+    n_grid = check_count(n_grid, "n_grid", maximum=100_000)  # a grid, not a memory bomb
+    tail = check_real(tail, "tail", strict=True, maximum=0.5)
     low = max(float(prior.ppf(tail)), upper * 1e-4)
     if not (np.isfinite(low) and low < upper) or n_grid < 3:
         raise InputError(f"The prior puts no mass below {upper:g}, or the grid has fewer "
@@ -241,7 +252,7 @@ def laplace_lifetime_posterior(X, y, prior, noise_variance=0.1, prior_variance=1
         integrates best). Default: ``n_grid`` geometric points over the prior's central
         99.98%, trimmed to where the kernel is neither ~1 nor ~the identity on ``X``.
     n_grid : int, default=120
-        Size of the default grid.
+        Size of the default grid (3 to ``MAX_LAPLACE_GRID``).
 
     Returns
     -------
@@ -283,12 +294,18 @@ def laplace_lifetime_posterior(X, y, prior, noise_variance=0.1, prior_variance=1
                          "(a random subset of the data).")
     s2n = check_real(noise_variance, "noise_variance", strict=True)
     s2p = check_real(prior_variance, "prior_variance", strict=True)
-    if not hasattr(prior, "logpdf") or prior.support()[0] < 0:
-        raise InputError("prior must be a frozen scipy.stats distribution on [0, inf).")
+    check_lifetime_prior(prior)
     distances = squareform(pdist(X, metric="cityblock")) if n > 1 else np.zeros((1, 1))
     if grid is None:
-        grid = _default_grid(prior, distances, check_count(n_grid, "n_grid"))
-    grid = np.asarray(grid, dtype=float).ravel()
+        grid = _default_grid(prior, distances, check_count(n_grid, "n_grid", minimum=3,
+                                                           maximum=MAX_LAPLACE_GRID))
+    try:
+        grid = np.asarray(grid, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise InputError("grid must be an array of lifetimes (numbers).") from None
+    if grid.size > MAX_LAPLACE_GRID:
+        raise InputError(f"grid has {grid.size:,} lifetimes, each an {n:,} x {n:,} "
+                         f"factorisation; use at most {MAX_LAPLACE_GRID:,}.")
     if grid.size < 3 or not np.all(np.isfinite(grid)) or grid[0] <= 0 or np.any(np.diff(grid) <= 0):
         raise InputError("grid must hold at least 3 increasing positive finite lifetimes.")
 

@@ -50,6 +50,22 @@ from scipy.sparse.linalg import LinearOperator
 
 from mondrian_core._blas import single_blas_thread
 from mondrian_core._threads import thread_map
+from mondrian_core._validation import check_n_jobs
+from mondrian_core.errors import InputError
+
+
+def _labels(labels, name):
+    """Integer cluster labels (whole numbers, within int64), else an InputError."""
+    try:
+        array = np.asarray(labels)
+        as_int = array.astype(np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name} must be an integer array of cluster labels.") from None
+    if array.dtype.kind not in "biu" and not (array.dtype.kind == "f"
+                                              and np.array_equal(as_int, array)):
+        raise InputError(f"{name} must hold whole numbers (cluster labels), got "
+                         f"{array.dtype} values.")
+    return as_int
 
 __all__ = ["PartitionAlgebra"]
 
@@ -86,7 +102,7 @@ class PartitionAlgebra:
 
     Raises
     ------
-    ValueError
+    InputError
         If ``labels`` is not a non-empty 2-D integer array.
 
     References
@@ -107,10 +123,11 @@ class PartitionAlgebra:
     """
 
     def __init__(self, labels: np.ndarray, n_jobs: int = 1):
-        self.n_jobs = int(n_jobs)
-        labels = np.asarray(labels, dtype=np.int64)
-        if labels.ndim != 2 or labels.shape[1] == 0:
-            raise ValueError("labels must be a non-empty (m, N) integer array.")
+        self.n_jobs = check_n_jobs(n_jobs)
+        labels = _labels(labels, "labels")
+        if labels.ndim != 2 or labels.shape[0] == 0 or labels.shape[1] == 0:
+            raise InputError("labels must be a non-empty (m, N) integer array: one row of "
+                             "cluster labels per partition, one column per point.")
         self.m, self.n = labels.shape
         # key(r, l) = offset[r] + (l - row_min[r]): one integer per (partition, label)
         self._row_min = labels.min(axis=1)
@@ -478,12 +495,12 @@ class PartitionAlgebra:
 
         Raises
         ------
-        ValueError
+        InputError
             If ``labels_new`` does not have one row per partition.
         """
-        labels_new = np.asarray(labels_new, dtype=np.int64)
+        labels_new = _labels(labels_new, "labels_new")
         if labels_new.ndim != 2 or labels_new.shape[0] != self.m:
-            raise ValueError(f"labels_new must have {self.m} rows (one per partition).")
+            raise InputError(f"labels_new must have {self.m} rows (one per partition).")
         shifted = labels_new - self._row_min[:, None]
         valid = (shifted >= 0) & (shifted < self._row_range[:, None])
         keys = np.where(valid, shifted + self._offsets[:, None], 0)

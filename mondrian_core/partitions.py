@@ -51,6 +51,11 @@ _DISTANCE_BLOCK = 2**15
 MAX_ABS_X = 1e38
 
 
+def _range_midpoint(X: np.ndarray) -> np.ndarray:
+    """The middle of each column's range: the origin the partitions compute about."""
+    return X.min(axis=0) / 2.0 + X.max(axis=0) / 2.0
+
+
 def check_partition_points(X, estimator, *, reset: bool = False, min_samples: int = 1,
                            n_partitions: int | None = None) -> np.ndarray:
     """Points for a partition sampler (or a learner on one) by the one validation layer:
@@ -195,6 +200,8 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
         The chosen centres (kept dimensions only).
     centre_index_ : list of ndarray of int
         Indices of the centres among the fitted points.
+    offset_ : ndarray of shape (D,)
+        The middle of the fitted points' box: distances are computed about it.
     n_labels_ : ndarray of int, shape (m,)
         Number of clusters (centres) of each partition.
     n_features_in_ : int
@@ -260,6 +267,7 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
             index.append(idx)
             centres.append(X[np.ix_(idx, dims[-1])])
         self.dims_, self.levels_, self.centres_, self.centre_index_ = dims, levels, centres, index
+        self.offset_ = _range_midpoint(X)
         self.n_labels_ = np.array([len(i) for i in index], dtype=np.intp)
         return self
 
@@ -285,21 +293,25 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
         X = check_partition_points(X, self)
         n_jobs = check_n_jobs(self.n_jobs)
         n, d = X.shape
+        # |c|^2 / 2 - x . c subtracts two numbers of size |x|^2: about the fitted data's
+        # midpoint they are of the size of the spread, so an offset of 1e6 or 1e8 loses no
+        # digits (points and centres shift alike: the nearest centre is the same)
+        offset = getattr(self, "offset_", np.zeros(d))
         # [x, 1] . [-c, |c|^2 / 2] = |c|^2 / 2 - x . c, whose argmin over the centres is
         # the nearest: one product per block, no subtraction pass; the dropped
         # dimensions are zero rows of the weights, so no copy of X per partition
         X1 = np.empty((n, d + 1))
-        X1[:, :d] = X
+        np.subtract(X, offset, out=X1[:, :d])
         X1[:, d] = 1.0
         out = np.empty((len(self.centres_), n), dtype=np.intp)
         # largest partitions first, so that threads finish together
         order = np.argsort(-self.n_labels_, kind="stable")
         with single_blas_thread():  # thin products: BLAS threads only contend
-            thread_map(lambda r: self._nearest(X1, r, out[r]), order, n_jobs)
+            thread_map(lambda r: self._nearest(X1, r, out[r], offset), order, n_jobs)
         return out
 
-    def _nearest(self, X1, r, out):
-        C = self.centres_[r]
+    def _nearest(self, X1, r, out, offset):
+        C = self.centres_[r] - offset[self.dims_[r]]
         if len(C) == 1:
             out[:] = 0
             return
@@ -380,7 +392,10 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
     Attributes
     ----------
     forest_ : sklearn.ensemble.RandomForestRegressor
-        The fitted forest.
+        The forest, fitted on ``X - offset_``.
+    offset_ : ndarray of shape (D,)
+        The middle of the fitted points' box (float32 thresholds keep their digits
+        about it).
     depths_ : ndarray of int, shape (m,)
         The drawn depths d_r.
     cluster_of_node_ : list of ndarray of int
@@ -446,15 +461,18 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         X = check_partition_points(X, self, reset=True, min_samples=2, n_partitions=m)
         y = check_target(y, X, squares=False)  # a forest's splits need no y @ y
         if self.max_level is not None:
-            check_count(self.max_level, "max_level", minimum=0)
+            check_count(self.max_level, "max_level", minimum=0, maximum=10_000)
         rng = check_random_state(self.random_state)
+        # scikit-learn's trees compare float32 thresholds: about the midpoint of the data's
+        # box the points keep their digits (shifted by 1e6 they would be rounded to 0.06)
+        self.offset_ = _range_midpoint(X)
         try:
             forest = RandomForestRegressor(
                 n_estimators=m, max_features=self.max_features,
                 min_samples_leaf=self.min_samples_leaf,
                 random_state=int(rng.integers(2**31 - 1)), n_jobs=1,
-            ).fit(X, y)
-        except ValueError as err:  # sklearn's checks of max_features, min_samples_leaf
+            ).fit(X - self.offset_, y)
+        except (ValueError, OverflowError) as err:  # sklearn's max_features, min_samples_leaf
             raise InputError(f"Bad Random Forest setting: {err}") from None
         depth_rng = rng.spawn(1)[0]
         self.depths_ = np.empty(m, dtype=np.intp)
@@ -489,7 +507,7 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         """
         check_is_fitted(self, "forest_")
         X = check_partition_points(X, self)
-        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        X32 = np.ascontiguousarray(X - getattr(self, "offset_", 0.0), dtype=np.float32)
         out = np.empty((len(self.cluster_of_node_), X.shape[0]), dtype=np.intp)
         for r, (est, cluster) in enumerate(zip(self.forest_.estimators_, self.cluster_of_node_)):
             out[r] = cluster[est.tree_.apply(X32)]

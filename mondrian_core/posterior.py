@@ -22,7 +22,7 @@ import numpy as np
 from scipy import optimize, stats
 from scipy.special import logsumexp
 
-from mondrian_core._validation import check_fraction, check_real
+from mondrian_core._validation import check_fraction, check_lifetime_prior, check_real
 from mondrian_core.errors import InputError
 
 __all__ = ["LifetimePosterior", "lifetime_posterior", "make_prior"]
@@ -455,10 +455,7 @@ def lifetime_posterior(path, prior) -> LifetimePosterior:
     """
     if not hasattr(path, "log_marginal_likelihood"):
         raise InputError("path must be a LifetimePath from lifetime_path(...).")
-    if not hasattr(prior, "logcdf"):
-        raise InputError("prior must be a frozen scipy.stats distribution.")
-    if prior.support()[0] < 0:
-        raise InputError("The lifetime prior must live on [0, inf).")
+    check_lifetime_prior(prior)
     lower = np.asarray(path.lifetimes, dtype=float)
     upper = np.append(lower[1:], float(path.terminal_lifetime))
     log_prior = _log_mass(prior, lower, upper)

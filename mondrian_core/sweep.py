@@ -68,9 +68,13 @@ from mondrian_core._validation import (
     check_points,
     check_random_state,
     check_real,
+    check_ridge_scale,
+    check_sweep_hooks,
     check_target,
+    check_validation_pair,
     round_down,
 )
+from mondrian_core.cost import check_path_cost
 from mondrian_core.errors import InputError
 from mondrian_core.process import max_lifetime
 from mondrian_core.tree_extension import Placement, place_points
@@ -537,7 +541,7 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     X_train = np.ascontiguousarray(check_points(X_train, "X_train", min_samples=2))
     D = X_train.shape[1]
     y = check_target(y_train, X_train, "y_train")
-    has_val = X_val is not None and y_val is not None
+    has_val = check_validation_pair(X_val, y_val)
     if has_val:
         X_val = as_rows(X_val, D, "X_val")
         y_val = check_target(y_val, X_val, "y_val")
@@ -548,7 +552,10 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
     s2n, s2p = float(noise_variance), float(prior_variance)
     if s2n < MIN_NOISE_RATIO * s2p:
         raise singular_error(s2n, s2p)
+    check_ridge_scale(y, s2n, s2p)
 
+    check_path_cost(X_train, M, float(terminal_lifetime))
+    check_sweep_hooks(block_size, progress, timings)
     clock = Clock(timings)
     t_start = time.perf_counter()
     rng = check_random_state(random_state)
@@ -610,7 +617,7 @@ def lifetime_path_on_trees(trees, y_train, X_val=None, y_val=None, noise_varianc
     if y.size < 2:
         raise InputError("The sweep needs at least 2 training points; the trees hold "
                          f"{y.size}.")
-    has_val = X_val is not None and y_val is not None
+    has_val = check_validation_pair(X_val, y_val)
     if has_val:
         X_val = as_rows(X_val, trees.n_features_in, "X_val")
         y_val = check_target(y_val, X_val, "y_val")
@@ -618,7 +625,9 @@ def lifetime_path_on_trees(trees, y_train, X_val=None, y_val=None, noise_varianc
     s2p = check_real(prior_variance, "prior_variance", strict=True)
     if s2n < MIN_NOISE_RATIO * s2p:
         raise singular_error(s2n, s2p)
+    check_ridge_scale(y, s2n, s2p)
     seed = check_count(extension_seed, "extension_seed", minimum=0)
+    check_sweep_hooks(block_size, progress, timings)
     return _path_on_trees(trees, y, X_val if has_val else None, y_val if has_val else None,
                           s2n, s2p, seed, block_size, progress, Clock(timings),
                           time.perf_counter())

@@ -178,7 +178,7 @@ page_header(
 
 side = st.sidebar
 data = data_source_picker("data", kinds=REGRESSION_KINDS, default=D.DATA,
-                          standardize_target=True, container=side)
+                          standardize_target=True, container=side, max_points=MAX_POINTS)
 n_trees = url_slider("Trees $M$", "trees", min_value=2, max_value=100, default=D.N_TREES,
                      container=side)
 terminal = url_number("Largest lifetime $\\lambda$ (1 / input units)", "terminal",

@@ -22,6 +22,7 @@ import streamlit as st
 
 from explorer_ui import defaults_lifetime_posterior as D
 from explorer_ui.cache import CACHE_TTL
+from explorer_ui.echo import plain
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sources import Source
@@ -144,7 +145,8 @@ data_box, model_box, seed_box = side.container(), side.container(), side.contain
 seed_box.divider()
 with user_errors():
     train, val, test, name, true_lifetime, key, seed = pick_data(
-        data_box, seed_container=seed_box, default_lifetime=D.TRUE_LIFETIME)
+        data_box, seed_container=seed_box, default_lifetime=D.TRUE_LIFETIME, trees=D.TREES,
+        cells=D.CELLS)
     model_box.divider()
     settings = model_controls(model_box, train, trees=D.TREES, cells=D.CELLS,
                               noise_variance=D.NOISE_VARIANCE, prior_variance=D.PRIOR_VARIANCE)
@@ -247,7 +249,7 @@ if exact is not None:
            "some bias." if M == D.TREES else "")
     )
 else:
-    st.info(f"{exact_message} The Mondrian posterior is shown alone.")
+    st.info(f"{plain(exact_message)} The Mondrian posterior is shown alone.")
 
 if post.mass_near_terminal() > 0.05:
     st.warning(

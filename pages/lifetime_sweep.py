@@ -23,6 +23,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer_ui import defaults_lifetime_sweep as defaults
+from explorer_ui.echo import plain
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sources import Source
@@ -122,7 +123,8 @@ side = st.sidebar
 data_box, model_box, seed_box = side.container(), side.container(), side.container()
 with user_errors():
     train, val, test, name, true_lifetime, key, seed = pick_data(
-        data_box, seed_container=seed_box, default_lifetime=defaults.TRUE_LIFETIME)
+        data_box, seed_container=seed_box, default_lifetime=defaults.TRUE_LIFETIME,
+        trees=defaults.N_TREES, cells=defaults.CELLS)
     model_box.divider()
     settings = model_controls(model_box, train, trees=defaults.N_TREES, cells=defaults.CELLS,
                               noise_variance=defaults.NOISE_VARIANCE,
@@ -205,7 +207,7 @@ try:
         defaults.FIGURE8,
         "Timing the sweep and the retrained searches (once per server, 1-2 minutes):")
 except Exception as error:  # noqa: BLE001 - shown, and the next visit tries again
-    st.error(f"Figure 8 could not be computed: {error}")
+    st.error(f"Figure 8 could not be computed: {plain(str(error))}")
     st.stop()
 if fig8 is None:  # still running: its progress bar is shown
     st.stop()

@@ -31,6 +31,7 @@ import streamlit as st
 from explorer_ui import defaults_online_forest as D
 from explorer_ui.cache import CACHE_TTL
 from explorer_ui.data import PLANE_KINDS, data_params, data_source_picker, split
+from explorer_ui.echo import plain
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sources import Source
@@ -283,7 +284,7 @@ def growing_tree():
 
     st.subheader("The online kernel beside the online forest")
     if stream is None:
-        st.warning(stream_error)
+        st.warning(plain(stream_error))
     else:
         stream_chart(step)
     kernel_explained()

@@ -146,7 +146,7 @@ def test_random_forest_clusters_are_ancestors_at_the_drawn_depth(data):
     for r, est in enumerate(rf.forest_.estimators_):
         t = est.tree_
         parent, depth = tree_parent_depth(t.children_left, t.children_right)
-        leaves = est.apply(X)
+        leaves = est.apply(X - rf.offset_)  # the forest is fitted about the data's midpoint
         d = rf.depths_[r]
         assert 0 <= d <= depth.max()
         # the cluster is an ancestor of the leaf (or the leaf), at depth min(d, depth(leaf))

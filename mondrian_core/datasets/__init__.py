@@ -34,6 +34,7 @@ from mondrian_core.datasets.bundled import (
 )
 from mondrian_core.datasets.csv_upload import (
                                             CSV_MAX_BYTES,
+                                            CSV_MAX_COLUMNS,
                                             CSV_MAX_ROWS,
                                             CSV_MIN_ROWS,
                                             CsvTable,
@@ -65,6 +66,7 @@ __all__ = [
     "MAX_GP_POINTS",
     "CSV_MAX_BYTES",
     "CSV_MAX_ROWS",
+    "CSV_MAX_COLUMNS",
     "CSV_MIN_ROWS",
     "uniform_box",
     "laplace_gp",

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mondrian_core._validation import check_flag
 from mondrian_core.datasets.dataset import Dataset
 from mondrian_core.errors import InputError
 
@@ -38,7 +39,7 @@ def load_diabetes(standardize=True) -> Dataset:
                    target_name="disease progression after 1 year",
                    description=("Real: diabetes, 442 patients x 10 baseline variables "
                                 "(Efron et al. 2004), shipped with scikit-learn."))
-    return data.standardize() if standardize else data
+    return data.standardize() if check_flag(standardize, "standardize") else data
 
 
 def _plotly_dataset(name: str) -> pd.DataFrame:
@@ -74,7 +75,7 @@ def load_gapminder(standardize=True) -> Dataset:
                    description=("Real: Gapminder life expectancy vs GDP per capita and year, "
                                 "142 countries x 12 years (gapminder.org, CC BY 4.0), "
                                 "shipped with plotly."))
-    return data.standardize() if standardize else data
+    return data.standardize() if check_flag(standardize, "standardize") else data
 
 
 def load_tips(standardize=True) -> Dataset:
@@ -99,7 +100,7 @@ def load_tips(standardize=True) -> Dataset:
                    feature_names=("total bill (US$)", "party size"), target_name="tip (US$)",
                    description=("Real: 244 restaurant bills and tips recorded by one waiter "
                                 "(Bryant & Smith 1995), shipped with plotly."))
-    return data.standardize() if standardize else data
+    return data.standardize() if check_flag(standardize, "standardize") else data
 
 
 #: Bundled real regression sets by name: (loader, one-line description).
@@ -132,7 +133,7 @@ def load_bundled(name: str, standardize=True) -> Dataset:
     """
     try:
         loader = BUNDLED_DATASETS[name][0]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable name
         raise InputError(f"Unknown data set {name!r}; choose one of "
                          f"{', '.join(BUNDLED_DATASETS)}.") from None
     return loader(standardize=standardize)

@@ -12,12 +12,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mondrian_core._validation import check_count, check_flag
+from mondrian_core.cost import check_csv_cost
 from mondrian_core.datasets.dataset import Dataset
 from mondrian_core.errors import InputError
 
 CSV_MAX_BYTES = 20_000_000
 CSV_MAX_ROWS = 200_000
 CSV_MIN_ROWS = 10
+#: The most columns accepted: far more features than the app's models use; every
+#: step after the parse stays linear in the columns (a picker lists each column).
+CSV_MAX_COLUMNS = 5_000
 _DELIMITERS = ",;\t|"
 
 
@@ -97,7 +102,8 @@ def _sniff_delimiter(text: str) -> str:
         return ","
 
 
-def read_csv_table(source, *, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS) -> CsvTable:
+def read_csv_table(source, *, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS,
+                   max_columns=CSV_MAX_COLUMNS) -> CsvTable:
     """Parse a CSV (bytes, path or binary file) and sort its columns into numeric and text.
 
     The delimiter (comma, semicolon, tab or bar) is detected.
@@ -110,6 +116,8 @@ def read_csv_table(source, *, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS) ->
         The largest file accepted.
     max_rows : int, default=CSV_MAX_ROWS
         The most data rows accepted.
+    max_columns : int, default=CSV_MAX_COLUMNS
+        The most columns accepted.
 
     Returns
     -------
@@ -120,9 +128,13 @@ def read_csv_table(source, *, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS) ->
     ------
     InputError
         For an empty, binary, non-UTF-8 or oversized file, one with more than
-        ``max_rows`` rows, duplicated or missing header names, fewer than two
+        ``max_rows`` rows or ``max_columns`` columns, one whose parse would take longer
+        than :data:`mondrian_core.cost.CSV_BUDGET_SECONDS`, duplicated or missing header names, fewer than two
         columns, or text pandas cannot parse.
     """
+    max_bytes = check_count(max_bytes, "max_bytes")
+    max_rows = check_count(max_rows, "max_rows")
+    max_columns = check_count(max_columns, "max_columns", minimum=2)
     text = _decode(_read_bytes(source, max_bytes))
     delimiter = _sniff_delimiter(text)
     try:
@@ -130,6 +142,14 @@ def read_csv_table(source, *, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS) ->
     except (csv.Error, StopIteration):
         header = []
     names = [h.strip() for h in header]
+    if len(names) > max_columns:
+        raise InputError(f"The file has {len(names):,} columns; at most {max_columns:,} are "
+                         "accepted. Upload only the columns you need (the features and the "
+                         "target).")
+    # refused before pandas sees it: the rows are counted by their line ends (a quoted
+    # field may span lines, so this can only overcount)
+    n_lines = text.count("\n") + (not text.endswith("\n"))
+    check_csv_cost(max(n_lines - 1, 0), len(names), min_rows=CSV_MIN_ROWS)
     seen, dupes = set(), []
     for h in names:
         if h and h in seen and h not in dupes:
@@ -168,11 +188,11 @@ def read_csv_table(source, *, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS) ->
         raise InputError(f"The file has a header but no data rows; add at least {CSV_MIN_ROWS} "
                          "rows of numbers below the header.")
     numeric, text_cols = [], []
-    for col in frame.columns:
-        dtype = frame[col].dtype
+    for i, (col, dtype) in enumerate(zip(frame.columns, frame.dtypes)):
         if dtype == np.dtype(object):  # integers beyond 64 bits stay text in pandas: read them as floats
-            as_number = pd.to_numeric(frame[col], errors="coerce")
-            if as_number.notna().sum() == frame[col].notna().sum():
+            column = frame.iloc[:, i]
+            as_number = pd.to_numeric(column, errors="coerce")
+            if as_number.notna().sum() == column.notna().sum():
                 frame[col] = as_number
                 dtype = as_number.dtype
         if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
@@ -199,7 +219,8 @@ def _text_example(series: pd.Series) -> str:
 
 def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded CSV",
              standardize=False, max_bytes=CSV_MAX_BYTES, max_rows=CSV_MAX_ROWS,
-             min_rows=CSV_MIN_ROWS) -> tuple[Dataset, list[str]]:
+             min_rows=CSV_MIN_ROWS,
+             max_columns=CSV_MAX_COLUMNS) -> tuple[Dataset, list[str]]:
     """Load a user's CSV as a regression :class:`Dataset`, validated.
 
     Parameters
@@ -215,7 +236,7 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
         The data set's name (titles, file names).
     standardize : bool, default=False
         Whether to z-score the features (raw values kept in ``X_raw``).
-    max_bytes, max_rows, min_rows : int
+    max_bytes, max_rows, min_rows, max_columns : int
         Size limits; rows are counted after dropping those with NaN/inf.
 
     Returns
@@ -230,17 +251,33 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
     InputError
         Any problem the user can fix, with a message saying what to change.
     """
-    table = read_csv_table(source, max_bytes=max_bytes, max_rows=max_rows)
+    for given, what in ((feature_columns, "feature_columns"), (target_column, "target_column")):
+        names = [given] if isinstance(given, str) or given is None else given
+        try:
+            names = list(names)
+        except TypeError:
+            raise InputError(f"{what} must be a column name or a list of them, not "
+                             f"{type(given).__name__}.") from None
+        if any(not isinstance(c, str) for c in names if given is not None):
+            raise InputError(f"{what} must name columns as strings (the header's names).")
+        if what == "target_column" and not (given is None or isinstance(given, str)):
+            raise InputError("target_column must be one column name (a string).")
+    min_rows = check_count(min_rows, "min_rows")
+    check_flag(standardize, "standardize")
+    table = read_csv_table(source, max_bytes=max_bytes, max_rows=max_rows,
+                           max_columns=max_columns)
     frame, numeric = table.frame, list(table.numeric_columns)
     notices = list(table.notices)
     available = list(frame.columns)
+    # sets: a membership test per chosen column keeps the checks linear in the columns
+    available_set, numeric_set = set(available), set(numeric)
 
     def check_exist(cols, what):
-        missing = [c for c in cols if c not in available]
+        missing = [c for c in cols if c not in available_set]
         if missing:
             raise InputError(f"No {what} column named {_names(missing)}; the file has "
                              f"{_names(available, 12)}.")
-        text = [c for c in cols if c not in numeric]
+        text = [c for c in cols if c not in numeric_set]
         if text:
             examples = "; ".join(f"{c!r} has {_text_example(frame[c])}" for c in text[:3])
             raise InputError(f"{what.capitalize()} column(s) {_names(text)} contain text, not "
@@ -260,7 +297,7 @@ def load_csv(source, feature_columns=None, target_column=None, *, name="uploaded
         feature_columns = [c for c in numeric if c != target_column]
     feature_columns = list(feature_columns)
     if not feature_columns:
-        text = [c for c in available if c not in numeric]
+        text = [c for c in available if c not in numeric_set]
         raise InputError("Choose at least one numeric feature column besides the target "
                          f"{target_column!r}" + (
                              f"; the columns {_names(text)} contain text (numbers need '.' as "

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from mondrian_core._validation import check_random_state
+from mondrian_core._validation import check_flag, check_random_state
 from mondrian_core.errors import InputError
 
 
@@ -196,7 +196,15 @@ def train_val_test_split(dataset: Dataset, fractions=(0.6, 0.2, 0.2), random_sta
     >>> len(train.y), len(val.y), len(test.y)
     (60, 20, 20)
     """
-    fractions = np.asarray(fractions, dtype=np.float64)
+    if not isinstance(dataset, Dataset):
+        raise InputError("dataset must be a Dataset (from mondrian_core.datasets), got "
+                         f"{type(dataset).__name__}.")
+    check_flag(return_indices, "return_indices")
+    try:
+        fractions = np.asarray(fractions, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError("fractions must be 2 or 3 positive numbers summing to 1, e.g. "
+                         "(0.6, 0.2, 0.2).") from None
     if fractions.ndim != 1 or fractions.size not in (2, 3) or np.any(fractions <= 0) \
             or not np.isclose(fractions.sum(), 1.0):
         raise InputError("fractions must be 2 or 3 positive numbers summing to 1, e.g. "

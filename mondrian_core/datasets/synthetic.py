@@ -11,6 +11,7 @@ from scipy.spatial.distance import cdist
 
 from mondrian_core._validation import (
     check_box,
+    check_choice,
     check_count,
     check_points,
     check_random_state,
@@ -102,6 +103,7 @@ def laplace_gp_sample(X, lifetime, n_draws=1, random_state=None, method="auto") 
     n_draws = check_count(n_draws, "n_draws", maximum=MAX_SYNTHETIC_POINTS)
     rng = check_random_state(random_state)
     n, d = X.shape
+    method = check_choice(method, "method", ("auto", "ou", "cholesky"))
     if method == "auto":
         method = "ou" if d == 1 else "cholesky"
     if method == "ou":

@@ -85,6 +85,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
+from mondrian_core._stable import merge_moments
 from mondrian_core._validation import (
     check_choice,
     check_count,
@@ -314,19 +315,40 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
 
     def _check_more_params(self):
         check_choice(self.smoothing, "smoothing", ("hierarchical", "none"))
+        # their ratio and the Brownian variance prior / lifetime must stay finite numbers
         for name in ("noise_variance", "prior_variance"):
-            check_real(getattr(self, name), name, strict=True, allow_none=True)
+            check_real(getattr(self, name), name, minimum=1e-100, maximum=1e100,
+                       allow_none=True)
+        if 0 < self.lifetime < 1e-100:
+            raise InputError(f"lifetime {self.lifetime:g} is below 1e-100 (a tree that "
+                             "never cuts); use 0 or a lifetime of at least 1e-100.")
 
     def _check(self, X, y, reset=True):
         self._check_params()
         X = self._check_X(X, reset)
         return X, check_target(y, X, estimator=self)
 
-    def _update_moments(self, y, reset):
-        n0, s0, q0 = (0, 0.0, 0.0) if reset else (self._n_seen, self._sum_y, self._sum_y2)
-        self._n_seen, self._sum_y, self._sum_y2 = n0 + y.size, s0 + y.sum(), q0 + np.vdot(y, y)
-        self.y_mean_ = self._sum_y / self._n_seen
-        self.y_var_ = max(self._sum_y2 / self._n_seen - self.y_mean_**2, 0.0)
+    def _merged_moments(self, y, reset):
+        """The count, mean and sum of squared deviations of every target seen, with ``y``.
+
+        Merged by Chan, Golub and LeVeque's (1983) pairwise update: E[y^2] - mean^2 loses
+        every digit when the targets sit far from 0 (y + 1e9 gave a variance of 0), and
+        running sums of squares overflow across calls whose targets each pass. Raises
+        before anything is changed when the spread itself cannot be held.
+        """
+        old = (0, 0.0, 0.0) if reset else self._moments
+        moments = merge_moments(old, y)
+        if not np.isfinite(moments[2]):
+            raise InputError("The targets seen so far spread too widely for their variance to "
+                             "be a finite number; rescale y (e.g. divide by its standard "
+                             "deviation) and fit again.")
+        return moments
+
+    def _store_moments(self, moments):
+        self._moments = moments
+        n, mean, m2 = moments
+        self.y_mean_ = mean
+        self.y_var_ = m2 / n
 
     def fit(self, X, y):
         """Sample the trees on ``(X, y)`` in one batch and fit every tree's leaves.
@@ -349,8 +371,9 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
             If the data or a parameter is invalid.
         """
         X, y = self._check(X, y)
+        moments = self._merged_moments(y, reset=True)
         self._fit_trees(X, y)
-        self._update_moments(y, reset=True)
+        self._store_moments(moments)
         self._node_posterior()
         return self
 
@@ -380,8 +403,9 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         """
         fitted = hasattr(self, "trees_")
         X, y = self._check(X, y, reset=not fitted)
+        moments = self._merged_moments(y, reset=not fitted)
         self._partial_fit_trees(X, y)
-        self._update_moments(y, reset=not fitted)
+        self._store_moments(moments)
         return self
 
     # ------------------------------------------------------------ posterior
@@ -692,15 +716,28 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         Raises
         ------
         InputError
-            If the data is invalid, ``classes`` is missing on the first call, or a
-            label is not among the classes.
+            If the data is invalid, ``classes`` is missing or empty on the first call or
+            differs from it on a later call, or a label is not among the classes.
         """
         fitted = hasattr(self, "trees_")
+        if not fitted and classes is None:
+            raise InputError("pass classes=... (all labels) to the first partial_fit.")
+        if classes is not None:
+            # scikit-learn's convention: the first call fixes the classes, a later call may
+            # repeat them but not change them (a new label would have no column)
+            given = np.unique(check_target(classes, name="classes", classifier=True))
+            if given.size == 0:
+                raise InputError("classes is empty; pass every label the forest will see, "
+                                 "e.g. classes=[0, 1].")
+            if fitted and not (given.shape == self.classes_.shape
+                               and np.all(given == self.classes_)):
+                raise InputError(f"classes={given.tolist()[:10]} differs from the classes "
+                                 f"{self.classes_.tolist()[:10]} of the first partial_fit; a "
+                                 "forest keeps its first classes: pass the same ones (or "
+                                 "none), or fit a new forest.")
         X, y = self._check(X, y, reset=not fitted)
         if not fitted:
-            if classes is None:
-                raise InputError("pass classes=... (all labels) to the first partial_fit.")
-            self.classes_ = np.unique(check_target(classes, name="classes", classifier=True))
+            self.classes_ = given
         self._partial_fit_trees(X, self._encode(y))
         return self
 
