@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from explorer_ui.handout import handout_button
 from explorer_ui.sources import Source, sources_markdown
 from explorer_ui.tour import Tour, leave_tour
 from mondrian_core.errors import InputError
@@ -226,7 +227,8 @@ def chart_format_control(container=st) -> str:
         key=CHART_FORMAT_KEY, horizontal=True,
         help="PNG at twice the on-screen size, or SVG (vector, for print). The file name "
              "says the page, the chart, its parameters and the seed. Saved images leave "
-             "out Play buttons and sliders.")
+             "out Play buttons and sliders. The numbers a chart draws: its Data (CSV) "
+             "button, under the same name.")
     return _CHART_FORMATS[label]
 
 
@@ -396,8 +398,11 @@ def page_header(title: str, intro: str, *, tour: Tour | None = None,
     row.title(title, width="stretch", anchor=False)
     if tour is not None:
         tour.start_button(row)
-    view_settings(row.popover("View", icon=":material/tune:",
-                              help="Projector mode, palette, chart downloads, share link."))
+    view = row.popover("View", icon=":material/tune:",
+                       help="Projector mode, palette, chart downloads, share link.")
+    view_settings(view)
+    if tour is not None:
+        handout_button(view, title)
     if tour is not None:
         tour.panel()
     with st.expander("About this page", expanded=False):
