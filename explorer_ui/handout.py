@@ -121,14 +121,65 @@ _TEX = {r"\lambda": "λ", r"\Lambda": "Λ", r"\approx": "≈", r"\cdot": "·", r
         r"\quad": " ", r"\left": "", r"\right": "", r"\mathbb{E}": "E", r"\|": "‖"}
 
 
-def _tex(math: str) -> str:
+_SUP = dict(zip("0123456789+-=()nik*", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵏ*"))
+_SUB = dict(zip("0123456789+-=()aeijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
+
+
+def _scripts(math: str) -> str:
+    """``x^2``, ``\\sigma_n^{2}`` with Unicode super- and subscripts where they exist."""
+    def swap(match, table):
+        body = match[1] or match[2]
+        return "".join(table[c] for c in body) if all(c in table for c in body) else match[0]
+    math = re.sub(r"\^(?:\{([^{}]*)\}|([^{\s]))", lambda m: swap(m, _SUP), math)
+    return re.sub(r"_(?:\{([^{}]*)\}|([^{\s]))", lambda m: swap(m, _SUB), math)
+
+
+def tex_text(math: str) -> str:
+    """A KaTeX formula as plain text: Greek letters and common symbols as characters,
+    super- and subscripts in Unicode where it has them.
+
+    Parameters
+    ----------
+    math : str
+        The formula, without its ``$`` signs.
+
+    Returns
+    -------
+    str
+        E.g. ``λ*`` for ``\\lambda^*``, ``σₙ²`` for ``\\sigma_n^2``.
+    """
     for command in sorted(_TEX, key=len, reverse=True):
         math = re.sub(re.escape(command) + r"(?![A-Za-z])", _TEX[command], math)
     math = re.sub(r"\\(?:text|mathrm|mathbf|operatorname|mathcal)\{([^}]*)\}", r"\1", math)
     math = re.sub(r"\\frac\{([^}]*)\}\{([^}]*)\}", r"(\1)/(\2)", math)
-    math = re.sub(r"\^\{?\*\}?", "*", math)
+    math = _scripts(math)
     math = re.sub(r"\\([A-Za-z]+)", r"\1", math)
     return math.replace("{", "").replace("}", "")
+
+
+def spoken_js() -> str:
+    """A JavaScript function ``(text) => text`` that writes the ``$...$`` formulas of a
+    label as :func:`tex_text` does, for accessible names in the browser (a sub- or
+    superscript Unicode lacks is written on the line); a formula it cannot read stays
+    as it is.
+
+    Returns
+    -------
+    str
+        The function's source.
+    """
+    table = json.dumps(sorted(_TEX.items(), key=lambda kv: -len(kv[0])))
+    return ("((T, SUP, SUB) => (text) => text.replace(/\\$([^$]+)\\$/g, (whole, m) => {\n"
+            "  for (const [cmd, ch] of T) m = m.split(cmd).join(ch);\n"
+            "  const swap = (t) => (s, a, b) => { const body = a !== undefined ? a : b;\n"
+            "    return [...body].map((c) => (c in t ? t[c] : c)).join(''); };\n"
+            "  m = m.replace(/\\\\frac\\{([^}]*)\\}\\{([^}]*)\\}/g, '($1)/($2)');\n"
+            "  m = m.replace(/\\^(?:\\{([^{}]*)\\}|([^{\\s]))/g, swap(SUP))\n"
+            "       .replace(/_(?:\\{([^{}]*)\\}|([^{\\s]))/g, swap(SUB));\n"
+            "  m = m.replace(/\\\\([A-Za-z]+)/g, '$1').replace(/[{}]/g, '');\n"
+            "  return /[\\\\^_]/.test(m) ? whole : m;\n"
+            f"}}))({table}, {json.dumps(_SUP, ensure_ascii=False)}, "
+            f"{json.dumps(_SUB, ensure_ascii=False)})")
 
 
 def markdown_html(text: str) -> str:
@@ -145,7 +196,7 @@ def markdown_html(text: str) -> str:
     str
         HTML with every character of the text escaped.
     """
-    text = re.sub(r"\$\$?([^$]+)\$\$?", lambda m: f"\x00{_tex(m[1])}\x01", text)
+    text = re.sub(r"\$\$?([^$]+)\$\$?", lambda m: f"\x00{tex_text(m[1])}\x01", text)
     text = re.sub(r":material/[a-z_]+:", "", text)
     text = re.sub(r":(?:red|green|blue|orange|violet|gray|grey|rainbow)\[([^\]]*)\]", r"\1", text)
     out, items = [], []

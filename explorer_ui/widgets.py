@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from explorer_ui.handout import handout_button
+from explorer_ui.handout import handout_button, spoken_js
 from explorer_ui.sources import Source, sources_markdown
 from explorer_ui.tour import Tour, leave_tour
 from mondrian_core.errors import InputError
@@ -318,6 +318,20 @@ def chart_text(fig, name: str) -> tuple[str, str]:
 _DESCRIBED: dict[int, tuple] = {}
 
 
+#: A focus ring on whatever the keyboard reaches (WCAG 2.1, 2.4.7): Streamlit marks a
+#: focused sidebar link or text field only by a faint background or border colour.
+#: app.py adds it to every page, the home page included.
+FOCUS_CSS = """<style>
+:focus-visible {outline: 3px solid #D40920 !important; outline-offset: 2px;}
+[data-testid="stSidebarNav"] a:focus-visible {outline-offset: -3px;}
+[data-testid="stNumberInputContainer"]:focus-within, [data-testid="stTextInputRootElement"]:focus-within,
+div:has(> div > input[role="combobox"]:focus) {outline: 3px solid #D40920; outline-offset: 1px;}
+[data-testid="stNumberInputContainer"] input:focus-visible,
+[data-testid="stTextInputRootElement"] input:focus-visible,
+input[role="combobox"]:focus-visible {outline: none !important;}
+</style>"""
+
+
 # Compact page chrome, so that a page's main chart starts high enough on a 720 px
 # projector; and, for the charts' camera buttons, saving stills: plotly.js copies the
 # chart's layout when the camera is clicked, so for that moment the layout goes without
@@ -379,6 +393,29 @@ if (!window.__mondrianChartNames) {
 }
 </script>"""
 
+# Streamlit names a control by its label's source, so a screen reader read "True lifetime
+# dollar backslash lambda caret star dollar". The labels stay typeset on screen; their
+# accessible names get the formulas as plain text (explorer_ui.handout.tex_text).
+_SPOKEN_LABELS_JS = """<script>
+if (!window.__mondrianSpokenLabels) {
+  window.__mondrianSpokenLabels = true;
+  const spoken = """ + spoken_js() + """;
+  const fix = () => {
+    document.querySelectorAll('[aria-label*="$"]').forEach((e) => {
+      const label = e.getAttribute('aria-label'), plain = spoken(label);
+      if (plain !== label) e.setAttribute('aria-label', plain);
+    });
+    // a slider is labelled by itself and by its label again ("Points N Points N")
+    document.querySelectorAll('input[type="range"][aria-label][aria-labelledby]')
+      .forEach((e) => e.removeAttribute('aria-labelledby'));
+  };
+  new MutationObserver(fix).observe(document.body, {
+    childList: true, subtree: true, attributes: true,
+    attributeFilter: ['aria-label', 'aria-labelledby']});
+  fix();
+}
+</script>"""
+
 
 def page_header(title: str, intro: str, *, tour: Tour | None = None,
                 sources: Sequence[Source] = ()) -> None:
@@ -392,7 +429,7 @@ def page_header(title: str, intro: str, *, tour: Tour | None = None,
     if tour is not None:
         tour.start()
     st.html(_PAGE_CSS)
-    st.html(_STILL_EXPORT_JS + _CHART_NAMES_JS, unsafe_allow_javascript=True)
+    st.html(_STILL_EXPORT_JS + _CHART_NAMES_JS + _SPOKEN_LABELS_JS, unsafe_allow_javascript=True)
     # one row: the title takes what the buttons leave, so it wraps only on narrow screens
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     row.title(title, width="stretch", anchor=False)

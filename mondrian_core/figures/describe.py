@@ -119,9 +119,8 @@ def _panel_titles(fig: go.Figure) -> dict[str, str]:
     titles = {}
     notes = [a for a in (layout.annotations or ()) if a.xref == "paper" and a.yref == "paper"
              and a.text and a.x is not None and a.y is not None]
-    for key in layout:
-        if not (key.startswith("xaxis") and layout[key] is not None):
-            continue
+    axes = [k for k in layout if k.startswith("xaxis") and layout[k] is not None]
+    for key in sorted(axes, key=lambda k: int(k[5:] or 1)):
         axis = layout[key]
         anchor = axis.anchor if axis.anchor and axis.anchor != "free" else "y" + key[5:]
         yaxis = layout["yaxis" + anchor[1:]] if ("yaxis" + anchor[1:]) in layout else None
@@ -400,6 +399,24 @@ def describer(name: str):
         DESCRIBERS[name] = func
         return func
     return register
+
+
+@describer("partition-and-tree")
+def _partition_and_tree(fig: go.Figure) -> str:
+    """The Mondrian process page's growth chart: a partition beside its tree."""
+    by_name = {s.name: s for s in chart_series(fig)}
+    cells, cuts, nodes = by_name.get("cells"), by_name.get("cuts"), by_name.get("nodes")
+    line = by_name.get("time line")
+    if cells is None or cuts is None or line is None or not line.y.size:
+        return generic_description(fig)
+    t, n_cells, n_cuts = number(line.y[0]), len(cells.y), _runs(cuts.y)
+    text = (f"(a) The partition at time {t}: {n_cuts} cut{'s' * (n_cuts != 1)} divide the box "
+            f"into {n_cells} cell{'s' * (n_cells != 1)}.")
+    if nodes is not None and nodes.y.size:
+        text += (f" (b) Its tree, time running down: {nodes.y.size} nodes so far, the first cut "
+                 f"at time {number(np.nanmin(nodes.y))}; the {n_cells} cells alive at time {t} "
+                 "are its leaves.")
+    return text
 
 
 def chart_label(fig: go.Figure, name: str) -> str:
