@@ -292,7 +292,7 @@ def _clause(s: Series, count: int = 1) -> str:
     if s.kind == "band":
         return ""  # an uncertainty band: its series says the numbers; its data is in the CSV
     if count > 1:
-        return f"{count} {s.name} curves"
+        return f"{count} curves of {s.name}"
     if s.kind == "bars":
         y = np.nan_to_num(s.y)
         if y.size == 1:  # a bar whose name may already give its height
