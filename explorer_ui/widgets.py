@@ -436,7 +436,7 @@ def page_header(title: str, intro: str, *, tour: Tour | None = None,
     if tour is not None:
         tour.start_button(row)
     view = row.popover("View", icon=":material/tune:",
-                       help="Projector mode, palette, chart downloads, share link.")
+                       help="Projector mode, palette, chart downloads, share link, tour handout.")
     view_settings(view)
     if tour is not None:
         handout_button(view, title)
