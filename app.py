@@ -14,6 +14,7 @@ import streamlit as st  # noqa: E402
 
 from explorer_ui.navigation import app_pages, inside_app  # noqa: E402
 from explorer_ui.session_client import prewarm_in_background  # noqa: E402
+from explorer_ui.widgets import FOCUS_CSS  # noqa: E402
 
 st.set_page_config(page_title="Mondrian Explorer", page_icon="\u25A6", layout="wide")
 # `streamlit run app.py` has no start-up hook: the first browser session starts the
@@ -22,5 +23,6 @@ if st.context.headers and os.environ.get("MONDRIAN_PREWARM", "1") != "0":
     prewarm_in_background(f"http://127.0.0.1:{st.get_option('server.port')}"
                           f"{st.get_option('server.baseUrlPath').rstrip('/')}")
 page = st.navigation(app_pages())
+st.html(FOCUS_CSS)  # a visible keyboard focus on every page
 with inside_app():
     page.run()

@@ -171,19 +171,24 @@ def main(argv=None) -> int:
     ap.add_argument("--links", type=int, default=200,
                     help="distinct links opened (4 at a time) before reading RSS; 0: skip")
     ap.add_argument("--quick", action="store_true", help="k=5, 20 arrivals, 40 links")
+    ap.add_argument("--readme", action="store_true",
+                    help="serve the app as the README's first command does: no "
+                         "deploy/streamlit.env, only .streamlit/config.toml")
     args = ap.parse_args(argv)
     if args.quick:
         args.k, args.arrivals, args.links = 5, 20, 40
     failures: list[str] = []
     rows = {}
-    print(f"# load_server: {os.cpu_count()} cores, k={args.k}, {time.strftime('%Y-%m-%d %H:%M')}")
+    print(f"# load_server: {os.cpu_count()} cores, k={args.k}, {time.strftime('%Y-%m-%d %H:%M')}, "
+          f"app settings: {'.streamlit/config.toml only' if args.readme else 'deploy/streamlit.env'}")
     watcher_off = {**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"}
     with Server("bench/bare_app.py", args.port + 1, watcher_off) as bare:
         rows[BASELINE] = warm_row(bare, "", "", failures, args.k)
         bare_rss = bare.rss_mb()
     with Server("bench/bare_app.py", args.port + 2) as bare:
         rows["bare page, deploy settings"] = warm_row(bare, "", "", failures, args.k)
-    with Server("app.py", args.port) as app:
+    app_env = {**os.environ, "MONDRIAN_PREWARM": "0"} if args.readme else None
+    with Server("app.py", args.port, app_env) as app:
         print(f"app started: RSS {app.rss_mb():.0f} MB")
         rows["home"] = warm_row(app, "", "", failures, args.k)
         for i, (page, seed_key) in enumerate(PAGES):

@@ -9,6 +9,7 @@ from there. Widgets, layout and text only.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -169,8 +170,13 @@ def predict_then_reveal(key: str, question: str, options: Sequence[str], answer:
     shown = f"reveal__{key}"
     box = container.container(border=True, key=f"predict_{key}")
     box.markdown(f":material/quiz: **Predict first.** {question}")
+    # an option that is only a formula has no text a screen reader (or axe) can name it
+    # by: such choices are lettered, (a), (b)...
+    lettered = any(re.fullmatch(r"\$[^$]+\$", o.strip()) for o in options)
+    letters = {o: f"({chr(97 + i)}) {o}" for i, o in enumerate(options)}
     guess = box.radio("Your prediction", list(options), index=None, key=f"guess__{key}",
-                      label_visibility="collapsed", horizontal=len(options) <= 3)
+                      label_visibility="collapsed", horizontal=len(options) <= 3,
+                      format_func=letters.get if lettered else str)
     if not st.session_state.get(shown):
         box.button("Reveal the answer", key=f"reveal_button__{key}",
                    on_click=lambda: st.session_state.__setitem__(shown, True),

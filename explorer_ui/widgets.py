@@ -5,14 +5,17 @@ Widgets, layout and text only: no math here (that lives in ``mondrian_core``).
 from __future__ import annotations
 
 import contextlib
+import weakref
 from collections.abc import Sequence
 
 import streamlit as st
 
 from explorer_ui.echo import plain
+from explorer_ui.handout import handout_button, spoken_js
 from explorer_ui.sources import Source, sources_markdown
 from explorer_ui.tour import Tour, leave_tour
 from mondrian_core.errors import InputError
+from mondrian_core.figures.describe import chart_label, describe_figure, figure_csv
 from mondrian_core.figures.export import figure_filename, toolbar_config
 from mondrian_core.figures.theme import PALETTES, for_display
 
@@ -233,7 +236,8 @@ def chart_format_control(container=st) -> str:
         key=CHART_FORMAT_KEY, horizontal=True,
         help="PNG at twice the on-screen size, or SVG (vector, for print). The file name "
              "says the page, the chart, its parameters and the seed. Saved images leave "
-             "out Play buttons and sliders.")
+             "out Play buttons and sliders. The numbers a chart draws: its Data (CSV) "
+             "button, under the same name.")
     return _CHART_FORMATS[label]
 
 
@@ -258,29 +262,83 @@ def projector_mode() -> bool:
 
 def show_figure(fig, name: str, *, params: dict | None = None, key: str | None = None,
                 main: bool = False, **kwargs):
-    """Show a plotly figure whose toolbar camera saves it named after what it shows.
+    """Show a plotly figure with its text alternative and a download of its data.
 
     ``name`` says what the chart is and ``params`` the values it depends on (the seed
     among them); with the page's title they make the file name, e.g.
-    ``mondrian-process_partition_lifetime=3_seed=0.png``. The format (PNG at 2x or
-    SVG) is the app-wide choice (:func:`chart_format_control`). The figure is shown in
-    the session's projector mode and palette (:func:`~mondrian_core.figures.theme.for_display`);
-    ``main`` marks the page's main chart, which projector mode makes taller.
+    ``mondrian-process_partition_lifetime=3_seed=0.png``. The toolbar camera saves the
+    picture in the app-wide format (PNG at 2x or SVG, :func:`chart_format_control`);
+    the *Data (CSV)* button beside the chart's description saves the numbers it draws
+    under the same name (:func:`~mondrian_core.figures.describe.figure_csv`). The
+    description (:func:`~mondrian_core.figures.describe.describe_figure`, read from the
+    figure's own traces) is shown under the chart and is the chart's accessible
+    description for screen readers. The figure is shown in the session's projector mode
+    and palette (:func:`~mondrian_core.figures.theme.for_display`); ``main`` marks the
+    page's main chart, which projector mode makes taller.
     """
     fmt = _CHART_FORMATS.get(st.session_state.get(CHART_FORMAT_KEY), "png")
     filename = figure_filename(name, params, page=st.session_state.get(_PAGE_KEY))
+    label, text = chart_text(fig, name)
     projector = projector_mode()
-    fig = for_display(fig, projector=projector,
-                      palette=st.session_state.get("palette") or "mondrian")
+    shown = for_display(fig, projector=projector,
+                        palette=st.session_state.get("palette") or "mondrian")
     if projector and main:
-        fig.update_layout(height=max(fig.layout.height or 450, PROJECTOR_CHART_HEIGHT))
+        shown.update_layout(height=max(shown.layout.height or 450, PROJECTOR_CHART_HEIGHT))
     # theme=None: the figure keeps the app's own template (Streamlit's chart theme
     # would restyle it and drop the right-hand frame line).
     kwargs.setdefault("theme", None)
-    if main:  # marked for the layout tests (tests/e2e/test_lecture.py)
-        with st.container(key="main_chart"):
-            return st.plotly_chart(fig, config=toolbar_config(filename, fmt), key=key, **kwargs)
-    return st.plotly_chart(fig, config=toolbar_config(filename, fmt), key=key, **kwargs)
+    config = toolbar_config(filename, fmt)
+    # one container per chart: the page's script (_CHART_NAMES_JS) names the chart and
+    # points it at the description beside it
+    with st.container(gap="small"):
+        if main:  # marked for the layout tests (tests/e2e/test_lecture.py)
+            with st.container(key="main_chart"):
+                event = st.plotly_chart(shown, config=config, key=key, **kwargs)
+        else:
+            event = st.plotly_chart(shown, config=config, key=key, **kwargs)
+        said, button = st.columns([5, 1], gap="small")
+        said.caption(f"**{label}.** {text}")
+        button.download_button(
+            "Data (CSV)", data=lambda: figure_csv(fig), file_name=f"{filename}.csv",
+            mime="text/csv", on_click="ignore", icon=":material/download:", type="tertiary",
+            key=f"csv__{key or filename}",
+            help="The numbers this chart draws: one row per point, columns named after "
+                 "the axes (with their units).")
+    return event
+
+
+def chart_text(fig, name: str) -> tuple[str, str]:
+    """The chart's accessible name and description (see :mod:`mondrian_core.figures.describe`),
+    computed once per figure object: the shared cached figures are described once."""
+    memo = _DESCRIBED.get(id(fig))
+    if memo is not None and memo[0]() is fig and memo[1] == name:
+        return memo[2]
+    out = chart_label(fig, name), describe_figure(fig, name)
+    try:
+        _DESCRIBED[id(fig)] = (weakref.ref(fig), name, out)
+    except TypeError:  # an object that cannot be weakly referenced: not memoised
+        pass
+    if len(_DESCRIBED) > 2000:
+        for k in [k for k, v in list(_DESCRIBED.items()) if v[0]() is None]:
+            _DESCRIBED.pop(k, None)
+    return out
+
+
+_DESCRIBED: dict[int, tuple] = {}
+
+
+#: A focus ring on whatever the keyboard reaches (WCAG 2.1, 2.4.7): Streamlit marks a
+#: focused sidebar link or text field only by a faint background or border colour.
+#: app.py adds it to every page, the home page included.
+FOCUS_CSS = """<style>
+:focus-visible {outline: 3px solid #D40920 !important; outline-offset: 2px;}
+[data-testid="stSidebarNav"] a:focus-visible {outline-offset: -3px;}
+[data-testid="stNumberInputContainer"]:focus-within, [data-testid="stTextInputRootElement"]:focus-within,
+div:has(> div > input[role="combobox"]:focus) {outline: 3px solid #D40920; outline-offset: 1px;}
+[data-testid="stNumberInputContainer"] input:focus-visible,
+[data-testid="stTextInputRootElement"] input:focus-visible,
+input[role="combobox"]:focus-visible {outline: none !important;}
+</style>"""
 
 
 # Compact page chrome, so that a page's main chart starts high enough on a 720 px
@@ -312,6 +370,61 @@ if (!window.__mondrianStillExport) {
 }
 </script>"""
 
+# A screen reader meets a Plotly chart as an SVG full of tick labels. Each chart gets a
+# name and a description instead (WCAG 2.1, 1.1.1): the caption show_figure puts beside
+# it, which starts with "Chart:". Plotly redraws its SVG, so this runs on every change.
+_CHART_NAMES_JS = """<script>
+if (!window.__mondrianChartNames) {
+  window.__mondrianChartNames = true;
+  let counter = 0;
+  const name = () => document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart) => {
+    let block = chart.parentElement && chart.parentElement.closest('[data-testid="stVerticalBlock"]');
+    if (block && block.className.includes('st-key-main_chart'))
+      block = block.parentElement.closest('[data-testid="stVerticalBlock"]');
+    const text = block && Array.from(block.querySelectorAll('[data-testid="stCaptionContainer"]'))
+      .find((c) => c.textContent.startsWith('Chart:'));
+    if (!text) return;
+    if (!text.id) text.id = 'chart-description-' + (++counter);
+    const label = (text.querySelector('strong') || text).textContent.replace(/\\.$/, '');
+    if (chart.getAttribute('aria-label') !== label) chart.setAttribute('aria-label', label);
+    if (chart.getAttribute('role') !== 'figure') chart.setAttribute('role', 'figure');
+    if (chart.getAttribute('aria-describedby') !== text.id) chart.setAttribute('aria-describedby', text.id);
+    chart.querySelectorAll('svg.main-svg:not([aria-hidden])')
+      .forEach((svg) => svg.setAttribute('aria-hidden', 'true'));
+  });
+  let pending = false;
+  new MutationObserver(() => {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => { pending = false; name(); }, 250);
+  }).observe(document.body, {childList: true, subtree: true});
+  name();
+}
+</script>"""
+
+# Streamlit names a control by its label's source, so a screen reader read "True lifetime
+# dollar backslash lambda caret star dollar". The labels stay typeset on screen; their
+# accessible names get the formulas as plain text (explorer_ui.handout.tex_text).
+_SPOKEN_LABELS_JS = """<script>
+if (!window.__mondrianSpokenLabels) {
+  window.__mondrianSpokenLabels = true;
+  const spoken = """ + spoken_js() + """;
+  const fix = () => {
+    document.querySelectorAll('[aria-label*="$"]').forEach((e) => {
+      const label = e.getAttribute('aria-label'), plain = spoken(label);
+      if (plain !== label) e.setAttribute('aria-label', plain);
+    });
+    // a slider is labelled by itself and by its label again ("Points N Points N")
+    document.querySelectorAll('input[type="range"][aria-label][aria-labelledby]')
+      .forEach((e) => e.removeAttribute('aria-labelledby'));
+  };
+  new MutationObserver(fix).observe(document.body, {
+    childList: true, subtree: true, attributes: true,
+    attributeFilter: ['aria-label', 'aria-labelledby']});
+  fix();
+}
+</script>"""
+
 
 def page_header(title: str, intro: str, *, tour: Tour | None = None,
                 sources: Sequence[Source] = ()) -> None:
@@ -325,14 +438,17 @@ def page_header(title: str, intro: str, *, tour: Tour | None = None,
     if tour is not None:
         tour.start()
     st.html(_PAGE_CSS)
-    st.html(_STILL_EXPORT_JS, unsafe_allow_javascript=True)
+    st.html(_STILL_EXPORT_JS + _CHART_NAMES_JS + _SPOKEN_LABELS_JS, unsafe_allow_javascript=True)
     # one row: the title takes what the buttons leave, so it wraps only on narrow screens
     row = st.container(horizontal=True, vertical_alignment="center", gap="small")
     row.title(title, width="stretch", anchor=False)
     if tour is not None:
         tour.start_button(row)
-    view_settings(row.popover("View", icon=":material/tune:",
-                              help="Projector mode, palette, chart downloads, share link."))
+    view = row.popover("View", icon=":material/tune:",
+                       help="Projector mode, palette, chart downloads, share link, tour handout.")
+    view_settings(view)
+    if tour is not None:
+        handout_button(view, title)
     if tour is not None:
         tour.panel()
     with st.expander("About this page", expanded=False):

@@ -29,7 +29,7 @@ def test_copied_link_opens_the_same_picture(app_url, browser):
     page.goto(f"{app_url}/mondrian_process?lifetime=2.5&seed=11")
     _wait_charts(page, 1)
     before = chart_fingerprints(page)
-    step_slider(page, page.get_by_role("slider", name="Time $t$"), 10, key="ArrowLeft")
+    step_slider(page, page.get_by_role("slider", name="Time t"), 10, key="ArrowLeft")
     assert "time=2.4" in page.url and chart_fingerprints(page) != before
     page.get_by_role("button", name="View").first.click()  # the header's View popover
     frame = page.frame_locator('[data-testid="stPopoverBody"] iframe').first
