@@ -245,18 +245,41 @@ class PointInference:
     forest_estimates: np.ndarray
 
 
-def _cell_weights(U, lower, upper):
-    """The smoother weights of one forest at one point: ``w_i = (1/B) sum_b 1{X_i in
-    C_b} / N_b`` (an empty cell adds nothing), the per-tree counts and membership."""
-    inside = np.all((U[None] >= lower[:, None]) & (U[None] <= upper[:, None]), axis=2)
-    counts = inside.sum(axis=1)
-    share = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0)
-    w = (inside * share[:, None]).sum(axis=0) / lower.shape[0]
-    return w, counts, inside, share
+def _ranges(start, end):
+    """The positions ``start[g] .. end[g] - 1`` of every group ``g``, concatenated, and
+    the group of each."""
+    lengths = end - start
+    total = int(lengths.sum())
+    group = np.repeat(np.arange(lengths.size), lengths)
+    offsets = np.cumsum(lengths) - lengths
+    return np.arange(total) - offsets[group] + start[group], group
+
+
+def _cell_members(U, by_first, first, lower, upper):
+    """The training points in each cell: (tree, index) pairs, and each tree's count.
+
+    ``by_first`` sorts the points by their first coordinate (``first`` the sorted
+    values), so each cell's candidates are one slice; the other sides are checked on it.
+    """
+    B = lower.shape[0]
+    pos, tree = _ranges(np.searchsorted(first, lower[:, 0], side="left"),
+                        np.searchsorted(first, upper[:, 0], side="right"))
+    idx = by_first[pos]
+    keep = np.ones(idx.size, dtype=bool)
+    for j in range(1, U.shape[1]):
+        column = U[idx, j]
+        keep &= (column >= lower[tree, j]) & (column <= upper[tree, j])
+    tree, idx = tree[keep], idx[keep]
+    return tree, idx, np.bincount(tree, minlength=B)
 
 
 def forest_at_point(U, y, cells, omega, level: float = 0.95) -> PointInference:
     """Combine forests' cells at one point into the (debiased) estimate and interval.
+
+    Each forest's smoother weights are ``w_ri = (1/B) sum_b 1{X_i in C_rb} / N_rb`` (an
+    empty cell adds nothing), the estimate ``sum_r omega_r sum_i w_ri Y_i``, the
+    residual variance the first forest's cell averages of ``(Y_i - estimate)^2`` and
+    the interval ``estimate +- z sqrt(sigma2 sum_i w_i^2)``, ``w = sum_r omega_r w_r``.
 
     Parameters
     ----------
@@ -278,22 +301,25 @@ def forest_at_point(U, y, cells, omega, level: float = 0.95) -> PointInference:
         Estimate, interval and their parts.
     """
     omega = np.asarray(omega, dtype=float)
-    w = np.zeros(U.shape[0])
+    by_first = np.argsort(U[:, 0], kind="stable")
+    first = U[by_first, 0]
+    n = U.shape[0]
+    w = np.zeros(n)
     estimates = np.empty(len(cells))
-    empty = 0
-    total = 0
+    empty = total = 0
     for r, (lo, hi) in enumerate(cells):
-        wr, counts, inside, share = _cell_weights(U, lo, hi)
+        tree, idx, counts = _cell_members(U, by_first, first, lo, hi)
+        share = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0)
+        wr = np.bincount(idx, weights=share[tree], minlength=n) / lo.shape[0]
         w += omega[r] * wr
-        estimates[r] = wr @ y
+        estimates[r] = np.sum(wr * y)  # not BLAS: its threads only contend on small dots
         empty += int(np.sum(counts == 0))
         total += counts.size
         if r == 0:
-            inside0, share0 = inside, share
-    estimate = float(omega @ estimates)
-    sigma2 = float(np.sum(inside0 * share0[:, None] * (y[None] - estimate) ** 2)
-                   / inside0.shape[0])
-    sum_w2 = float(w @ w)
+            tree0, idx0, share0, B0 = tree, idx, share, lo.shape[0]
+    estimate = float(np.sum(omega * estimates))
+    sigma2 = float(np.sum(share0[tree0] * (y[idx0] - estimate) ** 2)) / B0
+    sum_w2 = float(np.sum(w * w))
     half = norm.ppf(0.5 + level / 2) * np.sqrt(sigma2 * sum_w2)
     return PointInference(estimate, estimate - half, estimate + half, sigma2, sum_w2,
                           empty / total, estimates)
@@ -734,6 +760,23 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
         U = self._unit(X)
         return np.mean([_predict_forest(f, U)[1] for f in self._forests], axis=0)
 
+    def cells(self, X):
+        """The cells holding each point in every tree of every forest, on the unit cube.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_points, n_features)
+            Where (clipped to the box).
+
+        Returns
+        -------
+        list of (lower, upper) pairs
+            One pair per forest ``r``, each of shape (n_estimators, n_points, d): the
+            cells' corners in the box's unit-cube coordinates.
+        """
+        U = self._unit(X)
+        return [descend(U, f.roots, f.lifetime)[1:] for f in self._forests]
+
     def _estimate_and_variance(self, U):
         m, n = U.shape[0], self._y.size
         estimate = np.empty(m)
@@ -776,19 +819,12 @@ def _predict_forest(forest: _Forest, U):
 def _add_weights(W, order, start, end, value):
     """``W[p, order[b, start[b, p]:end[b, p]]] += value[b, p]`` for every tree and point."""
     B, k = start.shape
-    lengths = (end - start).ravel()
-    total = int(lengths.sum())
-    if total == 0:
-        return
     n = order.shape[1]
-    tree = np.repeat(np.arange(B), k)
-    point = np.tile(np.arange(k), B)
-    offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    pos = np.arange(total) - offsets + np.repeat(start.ravel(), lengths)
-    rows = np.repeat(tree, lengths)
-    idx = order[rows, pos]
-    flat = np.repeat(point, lengths) * n + idx
-    W += np.bincount(flat, weights=np.repeat(value.ravel(), lengths),
+    pos, pair = _ranges(start.ravel(), end.ravel())
+    if pos.size == 0:
+        return
+    tree, point = np.divmod(pair, k)
+    W += np.bincount(point * n + order[tree, pos], weights=value.ravel()[pair],
                      minlength=k * n).reshape(k, n)
 
 
