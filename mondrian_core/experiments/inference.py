@@ -47,7 +47,7 @@ from mondrian_core.process import sample_mondrian_process
 
 __all__ = ["METHODS", "CoverageStack", "coverage_repetitions", "regression_function",
            "query_point", "grown_cells_at", "limit_bias", "leading_bias", "BiasSdCurves",
-           "bias_sd_vs_lifetime", "clt_statistics", "RiskCurves", "risk_vs_n",
+           "bias_sd_vs_lifetime", "CltDraws", "clt_statistics", "RiskCurves", "risk_vs_n",
            "theory_sd", "coverage_summary", "RATE_EXPONENTS"]
 
 #: The intervals of the coverage lab, in the order of :class:`CoverageStack`'s columns.
@@ -423,6 +423,14 @@ class BiasSdCurves:
         :func:`theory_sd`.
     repetitions : int
         Data sets per lifetime.
+    grid : ndarray of shape (G,)
+        A fine grid of lifetimes over the same range, for the theory lines.
+    grid_bias : ndarray of shape (2, G)
+        :func:`limit_bias` on the grid.
+    grid_sd : ndarray of shape (2, G)
+        :func:`theory_sd` on the grid.
+    debias_order : int
+        J of the debiased forest.
     """
 
     lifetimes: np.ndarray
@@ -432,6 +440,10 @@ class BiasSdCurves:
     limit_bias: np.ndarray
     theory_sd: np.ndarray
     repetitions: int
+    grid: np.ndarray
+    grid_bias: np.ndarray
+    grid_sd: np.ndarray
+    debias_order: int
 
 
 def _estimates(rng, x, d, n, lifetime, n_trees, ratios, omega, noise):
@@ -493,9 +505,41 @@ def bias_sd_vs_lifetime(lifetimes, *, d: int = 1, n: int = 1000, n_trees: int = 
         if progress is not None:
             progress((i + 1) / lam.size, f"Lifetime {lifetime:.3g} ({i + 1} of {lam.size})")
     sd = est.std(axis=2, ddof=1)
-    lim = np.array([[limit_bias(v, d, debias_order=j) for v in lam] for j in (0, J)])
-    th = np.array([theory_sd(lam, d, n, debias_order=j, noise=noise) for j in (0, J)])
-    return BiasSdCurves(lam, est.mean(axis=2) - truth, sd / np.sqrt(R), sd, lim, th, R)
+    grid = np.geomspace(lam.min(), lam.max(), 60)
+
+    def theory(at):
+        return (np.array([[limit_bias(v, d, debias_order=j) for v in at] for j in (0, J)]),
+                np.array([theory_sd(at, d, n, debias_order=j, noise=noise) for j in (0, J)]))
+
+    lim, th = theory(lam)
+    grid_bias, grid_sd = theory(grid)
+    return BiasSdCurves(lam, est.mean(axis=2) - truth, sd / np.sqrt(R), sd, lim, th, R,
+                        grid, grid_bias, grid_sd, J)
+
+
+@dataclass(frozen=True)
+class CltDraws:
+    """Standardised estimates and the variance the CLT gives them.
+
+    Parameters
+    ----------
+    statistics : ndarray of shape (R,)
+        ``sqrt(n / lambda^d) (mu_hat(x) - mu(x) - bias) / sigma`` over data sets.
+    variance : float
+        The limit's variance ``V`` (:func:`~mondrian_core.forest.debiased.variance_constant`).
+    finite_b_variance : float
+        ``V`` plus the term of ``B`` trees, ``(1/B) sum_r omega_r^2 (a_r^d - (2 l_rr)^d)``.
+    n_trees : int
+        B.
+    debias_order : int
+        J.
+    """
+
+    statistics: np.ndarray
+    variance: float
+    finite_b_variance: float
+    n_trees: int
+    debias_order: int
 
 
 def clt_statistics(*, d: int = 1, n: int = 1000, lifetime: float = 10.0, n_trees: int = 100,
@@ -530,8 +574,8 @@ def clt_statistics(*, d: int = 1, n: int = 1000, lifetime: float = 10.0, n_trees
 
     Returns
     -------
-    ndarray of shape (repetitions,)
-        The standardised estimates.
+    CltDraws
+        The standardised estimates and their theoretical variances.
     """
     d, n = check_count(d, "d"), check_count(n, "n", minimum=2)
     lifetime = check_lifetime(lifetime, positive=True)
@@ -550,7 +594,10 @@ def clt_statistics(*, d: int = 1, n: int = 1000, lifetime: float = 10.0, n_trees
         out[k] = forest_at_point(X, y, forests, omega).estimate
         if progress is not None and (k + 1) % 20 == 0:
             progress((k + 1) / R, f"Data set {k + 1} of {R}")
-    return np.sqrt(n / lifetime ** d) * (out - centre) / noise
+    V = variance_constant(d, ratios)
+    diagonal = np.sum(omega ** 2 * (ratios ** d - (4 * ratios / 3 * (1 - np.log(2))) ** d))
+    return CltDraws(np.sqrt(n / lifetime ** d) * (out - centre) / noise, V,
+                    V + float(diagonal) / n_trees, n_trees, J)
 
 
 # ------------------------------------------------------------------ rates
