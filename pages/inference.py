@@ -39,7 +39,6 @@ from explorer_ui.widgets import (
     user_errors,
 )
 from mondrian_core.experiments.inference import (
-    METHODS,
     bias_sd_vs_lifetime,
     clt_statistics,
     coverage_repetitions,
@@ -141,6 +140,13 @@ trees = url_slider("Trees per forest $B$", "trees", min_value=5, max_value=300,
 J = int(url_choice("Debiasing order $J$", "J", ["1", "2"], default=D.DEBIAS_ORDER,
                    widget="segmented", container=side,
                    help="J + 1 forests at lifetimes 1.5^r λ; J bias terms removed."))
+with side.expander("Monte Carlo sizes"):
+    bias_reps = url_slider("Data sets per lifetime (bias chart)", "bias_reps", min_value=10,
+                           max_value=400, default=D.BIAS_REPETITIONS, step=10)
+    clt_reps = url_slider("Data sets (CLT histogram)", "clt_reps", min_value=50,
+                          max_value=2000, default=D.CLT_REPETITIONS, step=50)
+    rate_reps = url_slider("Data sets per n (rates)", "rate_reps", min_value=5,
+                           max_value=200, default=D.RATE_REPETITIONS, step=5)
 side.divider()
 seed = seed_control("seed", default=D.SEED, container=side)
 
@@ -166,28 +172,28 @@ def first_stack(d, n, lam, trees, J, seed):
 
 
 @st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
-def bias_curves(d, n, trees, J, seed):
+def bias_curves(d, n, trees, J, reps, seed):
     bar, progress = _progress_bar()
     curves = bias_sd_vs_lifetime(D.BIAS_LIFETIMES, d=d, n=n, n_trees=trees, debias_order=J,
-                                 noise=D.NOISE, repetitions=D.BIAS_REPETITIONS, seed=seed,
+                                 noise=D.NOISE, repetitions=reps, seed=seed,
                                  progress=progress)
     bar.empty()
     return curves
 
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
-def clt_draws(d, n, lam, clt_trees, seed):
+def clt_draws(d, n, lam, clt_trees, reps, seed):
     bar, progress = _progress_bar()
     draws = clt_statistics(d=d, n=n, lifetime=lam, n_trees=clt_trees, noise=D.NOISE,
-                           repetitions=D.CLT_REPETITIONS, seed=seed, progress=progress)
+                           repetitions=reps, seed=seed, progress=progress)
     bar.empty()
     return draws
 
 
 @st.cache_data(max_entries=6, ttl=CACHE_TTL, show_spinner=False)
-def rates(d, seed):
+def rates(d, reps, seed):
     bar, progress = _progress_bar()
-    curves = risk_vs_n(D.RATE_NS, d=d, repetitions=D.RATE_REPETITIONS, noise=D.NOISE,
+    curves = risk_vs_n(D.RATE_NS, d=d, repetitions=reps, noise=D.NOISE,
                        seed=seed, progress=progress)
     bar.empty()
     return curves
@@ -203,10 +209,11 @@ with user_errors():
     stack = st.session_state["inference_stack"][1]
 
 row = st.container(horizontal=True, vertical_alignment="center", gap="small")
-repeat_one = row.button("Repeat", icon=":material/replay:", type="primary",
+repeat_one = row.button("Repeat", icon=":material/replay:", type="primary", key="repeat_one",
                         help="Draw another data set, fit the forests, add its intervals.")
-repeat_many = row.button(f"Repeat \u00d7{D.BATCH}", icon=":material/fast_forward:")
-restart = row.button("Start over", icon=":material/restart_alt:",
+repeat_many = row.button(f"Repeat \u00d7{D.BATCH}", icon=":material/fast_forward:",
+                         key="repeat_many")
+restart = row.button("Start over", icon=":material/restart_alt:", key="restart",
                      help=f"Back to the first {D.INITIAL_REPETITIONS} data sets.")
 if repeat_one or repeat_many:
     count = 1 if repeat_one else D.BATCH
@@ -223,7 +230,7 @@ elif restart:
     st.session_state["inference_stack"] = (settings, stack)
 
 summary = coverage_summary(stack)
-names = [METHODS[0], f"debiased forest (J = {J})", "smoothed forest"]
+names = ["plain forest", f"debiased (J = {J})", "smoothed forest"]
 show_figure(coverage_stack_figure(stack, summary, names=names, level=D.LEVEL),
             "coverage-lab", params={**params, "runs": summary["count"]}, main=True)
 cov, se, width = summary["coverage"], summary["se"], summary["width"]
@@ -253,7 +260,7 @@ if predict_then_reveal(
         r"like $\lambda^{d/2}$, the trade-off any smoother makes. Debiasing removes the "
         r"$1/\lambda^2$ term, so the debiased bias falls like $1/\lambda^4$ (by 16)."):
     with user_errors():
-        curves = bias_curves(d, n, trees, J, seed)
+        curves = bias_curves(d, n, trees, J, bias_reps, seed)
     show_figure(cached_figure(bias_sd_figure, curves), "bias-sd",
                 params=dict(d=d, n=n, B=trees, J=J, seed=seed))
     st.caption(
@@ -268,7 +275,7 @@ st.subheader("The central limit theorem, and too few trees")
 clt_trees = url_slider("Trees $B$ for the histogram", "clt_trees", min_value=1,
                        max_value=300, default=D.CLT_TREES)
 with user_errors():
-    draws = clt_draws(d, n, lam, clt_trees, seed)
+    draws = clt_draws(d, n, lam, clt_trees, clt_reps, seed)
 show_figure(cached_figure(clt_figure, draws), "clt",
             params=dict(d=d, n=n, lam=lam, B=clt_trees, seed=seed))
 st.caption(
@@ -281,10 +288,10 @@ st.caption(
 # ---------------------------------------------------------------- rates
 st.subheader("Why forests beat trees: the rates")
 with user_errors():
-    risk = rates(d, seed)
+    risk = rates(d, rate_reps, seed)
 show_figure(cached_figure(rates_figure, risk), "rates", params=dict(d=d, seed=seed))
 st.caption(
-    rf"Mean squared error at $x = (1/3, \dots)$ over {D.RATE_REPETITIONS} data sets per "
+    rf"Mean squared error at $x = (1/3, \dots)$ over {rate_reps} data sets per "
     r"$n$, each learner at its rate-optimal lifetime ($3n^{1/(d+2)}$, $3n^{1/(d+4)}$, "
     r"$3n^{1/(d+8)}$; forests of $\lceil n^{2/3}\rceil$ trees). One tree's random cell sits "
     r"off-centre by about $1/\lambda$, which costs it a variance of order $1/\lambda^2$; "

@@ -58,8 +58,9 @@ def coverage_stack_figure(stack, summary, *, names, level=0.95, height=430) -> g
     """
     shown = [j for j in range(len(names)) if not np.isnan(summary["coverage"][j])]
     R = stack.lower.shape[0]
-    titles = [f"{names[j]}<br>covers {summary['coverage'][j]:.0%} of {R}, "
-              f"width {summary['width'][j]:.2f}" for j in shown]
+    # two short lines: three panels share a laptop's main column
+    titles = [f"{names[j]}<br>{summary['coverage'][j]:.0%} cover, width {summary['width'][j]:.2f}"
+              for j in shown]
     fig = make_subplots(rows=1, cols=len(shown), shared_yaxes=True,
                         horizontal_spacing=0.03, subplot_titles=titles)
     covered = stack.covered
@@ -134,10 +135,10 @@ def bias_sd_figure(curves, *, height=400) -> go.Figure:
     fig.update_yaxes(type="log", row=1, col=2)
     fig.update_annotations(font_size=13)
     styled(fig, height=height)
-    return legend_below(fig, gap=60)
+    return legend_below(fig, gap=70)
 
 
-def clt_figure(draws, *, bins=30, height=380) -> go.Figure:
+def clt_figure(draws, *, bins=30, height=440) -> go.Figure:
     """Draw the histogram of standardised estimates against the CLT's normal density.
 
     Parameters
@@ -179,10 +180,10 @@ def clt_figure(draws, *, bins=30, height=380) -> go.Figure:
                      range=[-reach, reach])
     fig.update_yaxes(title_text="density")
     styled(fig, height=height)
-    return legend_below(fig, gap=60)
+    return legend_below(fig, legend_height=70)
 
 
-def rates_figure(risk, *, height=420) -> go.Figure:
+def rates_figure(risk, *, height=480) -> go.Figure:
     """Draw the risk against n on log-log axes with each learner's theoretical slope.
 
     The theory lines have the theoretical slopes and pass through the geometric mean of
@@ -224,4 +225,4 @@ def rates_figure(risk, *, height=420) -> go.Figure:
     fig.update_xaxes(title_text="training points n", type="log")
     fig.update_yaxes(title_text="mean squared error at x", type="log")
     styled(fig, height=height)
-    return legend_below(fig, gap=60, legend_height=50)
+    return legend_below(fig, legend_height=75)
