@@ -27,7 +27,7 @@ def _segments(x, lower, upper):
     return xs, ys
 
 
-def coverage_stack_figure(stack, summary, *, names, level=0.95, height=430) -> go.Figure:
+def coverage_stack_figure(stack, summary, *, names, level=0.95, height=450) -> go.Figure:
     """Draw each repetition's interval at ``x`` as a vertical bar, covered or missed.
 
     One panel per method (the columns of the stack that were run), the true ``mu(x)`` as
@@ -58,9 +58,9 @@ def coverage_stack_figure(stack, summary, *, names, level=0.95, height=430) -> g
     """
     shown = [j for j in range(len(names)) if not np.isnan(summary["coverage"][j])]
     R = stack.lower.shape[0]
-    # two short lines: three panels share a laptop's main column
-    titles = [f"{names[j]}<br>{summary['coverage'][j]:.0%} cover, width {summary['width'][j]:.2f}"
-              for j in shown]
+    # short lines: three panels share a laptop's main column (and projector fonts)
+    titles = [f"{names[j]}<br>covers {summary['coverage'][j]:.0%}<br>"
+              f"width {summary['width'][j]:.2f}" for j in shown]
     fig = make_subplots(rows=1, cols=len(shown), shared_yaxes=True,
                         horizontal_spacing=0.03, subplot_titles=titles)
     covered = stack.covered
