@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 from explorer_ui import defaults_inference as D
 from mondrian_core._blas import single_blas_thread
 from mondrian_core.experiments.inference import (
@@ -48,8 +46,9 @@ def bench_speed(reps: int, grown_reps: int) -> None:
     for d, lam in ((1, 10.0), (2, 5.0)):
         setting = dict(d=d, n=1000, lifetime=lam, n_trees=100, debias_order=1, seed=1,
                        smoothed=False)
-        fast, _ = timed(lambda: coverage_repetitions(0, reps, **setting))
-        slow, _ = timed(lambda: coverage_repetitions(0, grown_reps, cells="grown", **setting))
+        fast, _ = timed(lambda s=setting: coverage_repetitions(0, reps, **s))
+        slow, _ = timed(lambda s=setting: coverage_repetitions(0, grown_reps, cells="grown",
+                                                               **s))
         per = slow / grown_reps
         print(f"| {d} | {lam:g} | {fast:.2f} | {per:.3f} | {per * reps:.0f} | "
               f"{per * reps / fast:.0f}x |", flush=True)
