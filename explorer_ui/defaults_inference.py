@@ -9,7 +9,7 @@ mu(x) = sum_j sin(pi x_j), unit Gaussian noise, intervals at the centre.
 DIM = "1"
 N = 1000
 #: lambda = 7: below the MSE-best lifetime (about 10 here, sec. 6's plug-in), where the
-#: plain forest's bias is 1.6 of its standard deviation, so its 95% intervals cover about
+#: plain forest's bias is 1.5 times its standard deviation, so its 95% intervals cover about
 #: 69% of the time while the debiased forest's cover about 95% (1,000 repetitions,
 #: bench/RESULTS.md).
 LIFETIME = 7.0

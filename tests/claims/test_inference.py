@@ -32,7 +32,7 @@ def stacks():
 
 def test_plain_intervals_undercover_and_debiased_ones_cover(stacks):
     """Claim 1: pooled over 10 seeds x 40 data sets, the plain forest's coverage is far
-    below 95% (near the 69% its bias of 1.6 standard deviations predicts) and the
+    below 95% (near the 69% its bias of 1.5 standard deviations predicts) and the
     debiased forest's is 95% within binomial error; debiased intervals are about 1.45
     times as wide (sqrt of the variance ratio 2.03)."""
     covered = np.vstack([s.covered[:, :2] for s in stacks])
