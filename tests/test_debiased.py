@@ -404,3 +404,12 @@ def test_bad_level_and_new_points_say_what_to_change():
         model.predict(X[:, :1])
     with pytest.raises(InputError, match="unit cube"):
         sample_cells_at([1.5], 1.0, 3)
+
+
+def test_the_docstring_example_runs():
+    import doctest
+
+    from mondrian_core.forest import debiased
+
+    result = doctest.testmod(debiased)
+    assert result.attempted > 0 and result.failed == 0
