@@ -413,3 +413,22 @@ def test_the_docstring_example_runs():
 
     result = doctest.testmod(debiased)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_chunked_walks_give_the_same_forest(monkeypatch):
+    """Large inputs are walked in chunks of points; the answers are those of one walk
+    (to rounding: products over chunks of other shapes sum in another order)."""
+    from mondrian_core.forest import debiased
+
+    rng = np.random.default_rng(15)
+    X, y, Q = rng.random((400, 2)), rng.normal(size=400), rng.random((50, 2))
+
+    def answers():
+        model = mc.DebiasedMondrianForestRegressor(6.0, 20, debias_order=1,
+                                                   random_state=3).fit(X, y)
+        return (model.predict(Q), *model.confidence_interval(Q), model.empty_cell_rate_)
+
+    whole = answers()
+    monkeypatch.setattr(debiased, "_CHUNK_PAIRS", 300)
+    for a, b in zip(answers(), whole, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)

@@ -69,7 +69,7 @@ MAX_DEBIAS_ORDER = 4
 #: Lifetimes tried by ``lifetime="gcv"``.
 GCV_GRID_SIZE = 16
 #: Largest (points x trees) handled in one vectorised step.
-_CHUNK_PAIRS = 2_000_000
+_CHUNK_PAIRS = 1_000_000
 
 _LEFT = np.uint64(0xD1B54A32D192ED03)
 _RIGHT = np.uint64(0x8CB92BA72F3D8DD7)
@@ -421,6 +421,9 @@ def descend(U, roots, lifetime: float):
     """
     m, d = U.shape
     B = roots.size
+    if B * m > _CHUNK_PAIRS and m > 1:  # the walk holds several arrays of pairs
+        parts = [descend(U[part], roots, lifetime) for part in _chunks(m, B)]
+        return tuple(np.concatenate(arrays, axis=1) for arrays in zip(*parts))
     key = np.repeat(roots, m)
     pts = np.tile(U, (B, 1))
     lower = np.zeros((B * m, d))
@@ -816,11 +819,16 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
 
 
 def _predict_forest(forest: _Forest, U):
-    """A forest's estimate at ``U`` and each point's fraction of empty cells."""
-    start, end = forest.ranges(U)
-    count, sy, _ = forest.sums(start, end)
-    share = np.where(count > 0, 1.0 / np.maximum(count, 1), 0.0)
-    return np.mean(sy * share, axis=0), np.mean(count == 0, axis=0)
+    """A forest's estimate at ``U`` and each point's fraction of empty cells (in chunks
+    of points: the walk holds arrays of points x trees)."""
+    estimate, empty = np.empty(U.shape[0]), np.empty(U.shape[0])
+    for part in _chunks(U.shape[0], forest.roots.size):
+        start, end = forest.ranges(U[part])
+        count, sy, _ = forest.sums(start, end)
+        share = np.where(count > 0, 1.0 / np.maximum(count, 1), 0.0)
+        estimate[part] = np.mean(sy * share, axis=0)
+        empty[part] = np.mean(count == 0, axis=0)
+    return estimate, empty
 
 
 def _add_weights(W, order, start, end, value):
