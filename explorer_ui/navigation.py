@@ -49,6 +49,10 @@ VIEWS: list[View] = [
          "Points arrive in mini-batches: watch a tree grow by the conditional Mondrian, "
          "compare with retrained random forests, and see uncertainty rise away from the "
          "data."),
+    View("pages/inference.py", "Inference with Mondrian forests", ":material/straighten:",
+         "Honest confidence intervals from a Mondrian forest (Cattaneo, Klusowski and "
+         "Underwood): a coverage lab, bias against the lifetime, the central limit theorem, "
+         "debiasing, and why forests beat single trees."),
 ]
 
 

@@ -55,6 +55,8 @@ SMALL: dict[str, dict[str, str]] = {
     "pages/partition_gp.py": {},
     "pages/kernel_vs_forest.py": {"trees": "5", "nlam": "5", "terminal": "1.0"},
     "pages/online_forest.py": {"data_moons_n": "140", "batch": "25", "trees": "3"},
+    "pages/inference.py": {"n": "300", "trees": "10", "bias_reps": "10", "clt_reps": "50",
+                           "rate_reps": "5"},
 }
 
 

@@ -27,6 +27,7 @@ def estimators():
         mc.RandomBinningFeatures(n_grids=5, random_state=0),
         mc.MondrianForestRegressor(5, random_state=0),
         mc.MondrianForestClassifier(5, random_state=0),
+        mc.DebiasedMondrianForestRegressor(n_estimators=5, debias_order=1, random_state=0),
         mc.PartitionGP(mc.FastClusterPartitions(10, random_state=0)),
         mc.PartitionGP(mc.MondrianPartitions(10, random_state=0)),
         mc.PartitionKernelPCA(mc.FastClusterPartitions(10, random_state=0)),
@@ -61,6 +62,8 @@ def answer(estimator, X_in):
         return (estimator.predict_proba(X_in), estimator.predict(X_in))
     if isinstance(estimator, (mc.MondrianForestRegressor, mc.PartitionGP)):
         return estimator.predict(X_in, return_std=True)
+    if isinstance(estimator, mc.DebiasedMondrianForestRegressor):
+        return (estimator.predict(X_in),) + estimator.confidence_interval(X_in)
     if hasattr(estimator, "transform"):
         Z = estimator.transform(X_in)
         return (Z.toarray() if sp.issparse(Z) else Z,)
