@@ -217,9 +217,18 @@ def _markup(text: str) -> bool:
 
 
 def app_fuzz() -> tuple[int, list[str]]:
-    from tests.app.conftest import run_page
-    from tests.app.test_url_state import PAGES
+    from streamlit.testing.v1 import AppTest
 
+    from bench._browser import ROOT
+    from explorer_ui.navigation import VIEWS
+
+    def run_page(path, *, query, timeout):
+        at = AppTest.from_file(str(ROOT / path), default_timeout=timeout)
+        at.query_params.update(query)
+        return at.run()
+
+    # every page at its defaults (the tests' small link values stay in tests/)
+    PAGES = {view.path: {} for view in VIEWS}
     cases, unclean = 0, []
     for page, small in PAGES.items():
         clean = run_page(page, query=small, timeout=300)

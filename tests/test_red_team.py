@@ -185,7 +185,7 @@ def test_a_link_value_is_echoed_escaped_in_the_notice():
     """/mondrian_process?lifetime=![](https://host/p.png) made browsers fetch an image."""
     from streamlit.testing.v1 import AppTest
 
-    from tests.app.conftest import ROOT
+    from tests.support import ROOT
 
     at = AppTest.from_file(str(ROOT / "pages" / "mondrian_process.py"), default_timeout=120)
     at.query_params["lifetime"] = "![](https://host/p.png)"

@@ -9,8 +9,10 @@ import re
 import numpy as np
 import pytest
 
-from tests.app.conftest import assert_clean, run_page
-from tests.app.test_url_state import PAGES
+from explorer_ui.navigation import VIEWS
+from tests.support import assert_clean, run_page, small
+
+PAGES = [view.path for view in VIEWS]
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -97,7 +99,7 @@ def _descriptions(at) -> list[str]:
 
 @pytest.mark.parametrize("page", list(PAGES))
 def test_every_chart_has_a_description_whose_numbers_it_draws(page):
-    at = run_page(page, query=PAGES[page], timeout=240)
+    at = run_page(page, query=small(page), timeout=240)
     assert_clean(at)
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     described = _descriptions(at)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from explorer_ui.navigation import VIEWS
-from tests.e2e.conftest import assert_no_exception, wait_for_app
+from tests.support import assert_no_exception, wait_for_app
 
 pytestmark = pytest.mark.e2e
 
