@@ -29,7 +29,12 @@ from mondrian_core.datasets import (
                                     xor_blobs,
 )
 from mondrian_core.errors import InputError
-from mondrian_core.forest import MondrianForestClassifier, MondrianForestRegressor
+from mondrian_core.forest import (
+                                    AMFClassifier,
+                                    AMFRegressor,
+                                    MondrianForestClassifier,
+                                    MondrianForestRegressor,
+)
 from mondrian_core.gp import PartitionGP, PartitionKernelPCA
 from mondrian_core.kernel import (
                                     MondrianFeatures,
@@ -78,7 +83,7 @@ __all__ = [
     "LifetimePath", "lifetime_path", "lifetime_path_on_trees", "LifetimePosterior", "lifetime_posterior",
     "LaplaceLifetimePosterior", "laplace_lifetime_posterior",
     # forests
-    "MondrianForestRegressor", "MondrianForestClassifier",
+    "MondrianForestRegressor", "MondrianForestClassifier", "AMFClassifier", "AMFRegressor",
     # random partition kernels and GPs
     "FastClusterPartitions", "RandomForestPartitions", "MondrianPartitions",
     "PartitionAlgebra", "PartitionGP", "PartitionKernelPCA",
