@@ -530,6 +530,7 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         ndarray of shape (n,)
             Labels from ``classes_``.
         """
+        check_is_fitted(self, "trees_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
