@@ -21,6 +21,7 @@ import pytest
 from scipy import stats
 
 import mondrian_core as mc
+from mondrian_core.forest import amf
 
 
 def leaf_path(model, tree, x):
@@ -136,8 +137,11 @@ def prunings(s, v):
     return out
 
 
+@pytest.mark.parametrize("walks", ["python", "arrays"])
 @pytest.mark.parametrize("name", list(MODELS))
-def test_prediction_is_the_mixture_over_every_pruning(name):
+def test_prediction_is_the_mixture_over_every_pruning(name, walks, monkeypatch):
+    if walks == "arrays":  # the level-by-level walk that larger calls take
+        monkeypatch.setattr(amf, "_SCALAR_WALKS", 0)
     model = MODELS[name]().set_params(n_estimators=1)
     kind = "regressor" if name == "regressor" else "classifier"
     X, y = stream(kind, 40, np.random.default_rng(5))

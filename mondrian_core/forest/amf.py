@@ -71,6 +71,9 @@ from mondrian_core.forest.estimators import MAX_ONLINE_UPDATES
 from mondrian_core.forest.tree_store import TreeStore
 
 _LOG2 = math.log(2.0)
+#: Calls with at most this many (points x trees) walk the trees in Python (see
+#: ``_AMFBase._paths_scalar``).
+_SCALAR_WALKS = 64
 
 
 class _AMFBase(BaseEstimator):
@@ -156,35 +159,57 @@ class _AMFBase(BaseEstimator):
             need = need[~ready]
 
     def _paths(self, X):
-        """Root-to-leaf paths of every (point, tree): entries ``e = point * M + tree``;
-        returns per record (entry, node, level), level by level from the roots."""
+        """The root-to-leaf path of every (point, tree), row ``point * M + tree`` of an
+        int matrix padded with -1 (column = depth)."""
         store = self.trees_
         M, N = self.n_estimators, X.shape[0]
+        if N * M <= _SCALAR_WALKS:
+            return self._paths_scalar(X)
         left, right = store.left, store.right
         sdim, sloc = store.split_dim, store.split_loc
         entry = np.arange(N * M)
         point = entry // M
         node = np.tile(store.roots, N)
-        rec_e, rec_n = [], []
+        columns = []
         while entry.size:
-            rec_e.append(entry)
-            rec_n.append(node)
+            col = np.full(N * M, -1, dtype=np.int64)
+            col[entry] = node
+            columns.append(col)
             inner = left[node] >= 0
             entry, point, node = entry[inner], point[inner], node[inner]
             go_left = X[point, sdim[node]] <= sloc[node]
             node = np.where(go_left, left[node], right[node])
-        return rec_e, rec_n
+        return np.column_stack(columns)
+
+    def _paths_scalar(self, X):
+        """:meth:`_paths` by Python walks over memoryviews: for a few (point, tree) pairs
+        a walk of Python numbers beats one round of array calls per level."""
+        d = self.trees_._data
+        left, right, sdim, sloc = (memoryview(d[f]) for f in (
+            "left", "right", "split_dim", "split_loc"))
+        paths = []
+        for x in X.tolist():
+            for j in self.trees_.roots.tolist():
+                path = [j]
+                while left[j] >= 0:
+                    j = left[j] if x[sdim[j]] <= sloc[j] else right[j]
+                    path.append(j)
+                paths.append(path)
+        width = max(map(len, paths))
+        out = np.full((len(paths), width), -1, dtype=np.int64)
+        for r, path in enumerate(paths):
+            out[r, :len(path)] = path
+        return out
 
     def _charge(self, X, ps, y_code):
         """Add each point's losses to the log-weights of its path's nodes, then update
         the subtree weights ``w̄`` bottom-up."""
         store = self.trees_
         M, N = self.n_estimators, X.shape[0]
-        rec_e, rec_n = self._paths(X)
-        levels = [e.size for e in rec_e]
-        e = np.concatenate(rec_e)
-        v = np.concatenate(rec_n)
-        i = e // M
+        P = self._paths(X)
+        row, col = np.nonzero(P >= 0)
+        v = P[row, col]
+        i = row // M
         stats = store.stats
         if N == 1:
             before = stats[v] - ps[0]
@@ -202,44 +227,73 @@ class _AMFBase(BaseEstimator):
             before[order] = stats[vs] - suffix
         loss, charged = self._node_loss(before, y_code[i])
         lw = self.log_weight_
-        np.add.at(lw, v[charged], -self.step * loss[charged])
-        # w̄ bottom-up over the nodes the call's paths touched, one level at a time
+        if N == 1:  # nodes of one point's paths are distinct
+            lw[v[charged]] -= self.step * loss[charged]
+        else:
+            np.add.at(lw, v[charged], -self.step * loss[charged])
+        if N == 1:
+            self._subtree_weights_of_paths(P)
+            return
+        # w̄ bottom-up over the nodes the call's paths touched, one depth at a time
         lwt = self.log_weight_tree_
         left, right = store.left, store.right
-        bounds = np.cumsum([0, *levels])
-        for k in range(len(levels) - 1, -1, -1):
-            nodes = v[bounds[k]:bounds[k + 1]]
-            if N > 1:
-                nodes = np.unique(nodes)
+        for k in range(P.shape[1] - 1, -1, -1):
+            nodes = np.unique(P[:, k])
+            nodes = nodes[nodes >= 0]
             lc = left[nodes]
+            value = lw[nodes]
             inner = lc >= 0
-            value = lw[nodes].copy()
             if inner.any():
                 ni = nodes[inner]
-                value[inner] = np.logaddexp(lw[ni], lwt[lc[inner]] + lwt[right[ni]]) - _LOG2
+                value[inner] = np.logaddexp(value[inner], lwt[lc[inner]] + lwt[right[ni]]) - _LOG2
             lwt[nodes] = value
 
+    def _subtree_weights_of_paths(self, P):
+        """w̄ up disjoint paths (one point's, one per tree): the siblings off the paths
+        keep theirs, so every read is gathered at once and only the recursion
+        ``w̄_v = log(w_v / 2 + w̄_sibling w̄_child / 2)`` goes column by column."""
+        store = self.trees_
+        valid = P >= 0
+        node = np.where(valid, P, 0)
+        LW = self.log_weight_[node]
+        lwt = self.log_weight_tree_
+        leaf = (store.left[node] < 0) | ~valid
+        # the child on the path is the next column's node; left + right - it: the other
+        child = np.zeros_like(node)
+        child[:, :-1] = node[:, 1:]
+        SIB = np.where(leaf, 0.0, lwt[store.left[node] + store.right[node] - child])
+        out = np.empty_like(LW)
+        cur = LW[:, -1]
+        out[:, -1] = cur
+        for k in range(P.shape[1] - 2, -1, -1):
+            cur = np.where(leaf[:, k], LW[:, k],
+                           np.logaddexp(LW[:, k], SIB[:, k] + cur) - _LOG2)
+            out[:, k] = cur
+        lwt[P[valid]] = out[valid]
+
     # ------------------------------------------------------------ prediction
+    def _path_coefficients(self, X):
+        """The paths of :meth:`_paths` and the mixture's weight on each of their nodes:
+        ``c_v = a_v prod_{u above v} (1 - a_u)``, ``a_v = w_v / (2 w̄_v)``, 1 at the leaf
+        (0 in the padding)."""
+        P = self._paths(X)
+        valid = P >= 0
+        node = np.where(valid, P, 0)
+        inner = self.trees_.left[node] >= 0
+        with np.errstate(over="ignore"):
+            a = np.where(inner & valid,
+                         0.5 * np.exp(self.log_weight_[node] - self.log_weight_tree_[node]),
+                         valid.astype(float))
+        keep = np.ones_like(a)
+        np.cumprod(1.0 - a[:, :-1], axis=1, out=keep[:, 1:])
+        return node, keep * a
+
     def _mixture(self, X):
         """The trees' aggregated predictions, (n_estimators, N, n_outputs)."""
-        store = self.trees_
         M, N = self.n_estimators, X.shape[0]
-        left, right = store.left, store.right
-        sdim, sloc, stats = store.split_dim, store.split_loc, store.stats
-        lw, lwt = self.log_weight_, self.log_weight_tree_
-        entry = np.arange(N * M)
-        point = entry // M
-        node = np.tile(store.roots, N)
-        keep = np.ones(N * M)
-        out = np.zeros((N * M, self._n_outputs()))
-        while entry.size:
-            inner = left[node] >= 0
-            a = np.where(inner, 0.5 * np.exp(lw[node] - lwt[node]), 1.0)
-            out[entry] += (keep * a)[:, None] * self._node_prediction(stats[node])
-            keep = keep * (1.0 - a)
-            entry, point, node, keep = entry[inner], point[inner], node[inner], keep[inner]
-            go_left = X[point, sdim[node]] <= sloc[node]
-            node = np.where(go_left, left[node], right[node])
+        node, coef = self._path_coefficients(X)
+        pred = self._node_prediction(self.trees_.stats[node.reshape(-1)])
+        out = np.einsum("rl,rlk->rk", coef, pred.reshape(*node.shape, -1))
         return out.reshape(N, M, -1).transpose(1, 0, 2)
 
     # ------------------------------------------------------------ inspection
@@ -302,26 +356,9 @@ class _AMFBase(BaseEstimator):
         """
         check_is_fitted(self, "trees_")
         X = check_points(X, estimator=self, reset=False)
-        store = self.trees_
-        M, N = self.n_estimators, X.shape[0]
-        left, right = store.left, store.right
-        lw, lwt = self.log_weight_, self.log_weight_tree_
-        entry = np.arange(N * M)
-        point = entry // M
-        node = np.tile(store.roots, N)
-        keep = np.ones(N * M)
-        out = np.zeros(N * M)
-        depth = 0
-        while entry.size:
-            inner = left[node] >= 0
-            a = np.where(inner, 0.5 * np.exp(lw[node] - lwt[node]), 1.0)
-            out[entry] += keep * a * depth
-            keep = keep * (1.0 - a)
-            entry, point, node, keep = entry[inner], point[inner], node[inner], keep[inner]
-            go_left = X[point, store.split_dim[node]] <= store.split_loc[node]
-            node = np.where(go_left, left[node], right[node])
-            depth += 1
-        return out.reshape(N, M).mean(axis=1)
+        _, coef = self._path_coefficients(X)
+        depth = coef @ np.arange(coef.shape[1], dtype=float)
+        return depth.reshape(X.shape[0], self.n_estimators).mean(axis=1)
 
 
 class AMFClassifier(ClassifierMixin, _AMFBase):
