@@ -49,6 +49,10 @@ VIEWS: list[View] = [
          "Points arrive in mini-batches: watch a tree grow by the conditional Mondrian, "
          "compare with retrained random forests, and see uncertainty rise away from the "
          "data."),
+    View("pages/amf.py", "Aggregated Mondrian forest", ":material/account_tree:",
+         "Online trees with no lifetime, averaged exactly over every pruning: the weighted "
+         "depth follows the signal's roughness, no lifetime to tune, and the regret "
+         "against the best pruning in hindsight."),
 ]
 
 

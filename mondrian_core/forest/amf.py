@@ -261,7 +261,8 @@ class _AMFBase(BaseEstimator):
         # the child on the path is the next column's node; left + right - it: the other
         child = np.zeros_like(node)
         child[:, :-1] = node[:, 1:]
-        SIB = np.where(leaf, 0.0, lwt[store.left[node] + store.right[node] - child])
+        sibling = np.where(leaf, 0, store.left[node] + store.right[node] - child)
+        SIB = np.where(leaf, 0.0, lwt[sibling])
         out = np.empty_like(LW)
         cur = LW[:, -1]
         out[:, -1] = cur
