@@ -16,6 +16,11 @@ SEED = 0
 #: The fixed-lifetime forests on the same stream: too small (a few wide cells) and
 #: too large (cells around single points); x is on [0, 1].
 LIFETIMES = (4.0, 400.0)
-#: Where doppler is rough and where it is smooth (the depth claim's two stretches).
+#: Where doppler is rough and where it is smooth (the depth claim's two stretches; both
+#: away from the ends of [0, 1], where the trees' leaves are shallower).
 ROUGH = (0.1, 0.4)
-SMOOTH = (0.6, 1.0)
+SMOOTH = (0.6, 0.9)
+#: The tour's "more noise" step: three times the noise, and the smaller step it needs
+#: (at step 1 the squared errors of this noise make the aggregation cut deeper).
+MORE_NOISE = 0.9
+MORE_NOISE_STEP = 0.3

@@ -46,6 +46,7 @@ class AMFSignalRun:
     amf: np.ndarray
     fixed: dict
     depth: np.ndarray
+    leaf_depth: np.ndarray
     tree: dict
     t: np.ndarray
     amf_loss: np.ndarray
@@ -96,7 +97,7 @@ def best_pruning_losses(left, right, depth, loss, roots, penalty=0.0):
 
 def amf_signal_run(signal="doppler", n=600, noise_std=0.3, n_trees=10, step=1.0,
                    lifetimes=(4.0, 400.0), n_grid=400, n_checkpoints=60,
-                   random_state=None, progress=None) -> AMFSignalRun:
+                   random_state=None, regret=True) -> AMFSignalRun:
     """Stream a noisy Donoho-Johnstone signal into AMF and fixed-lifetime forests.
 
     Parameters
@@ -119,14 +120,16 @@ def amf_signal_run(signal="doppler", n=600, noise_std=0.3, n_trees=10, step=1.0,
         Horizons at which the best pruning in hindsight is computed.
     random_state : int, numpy.random.Generator or None, default=None
         Randomness of the stream and the trees.
-    progress : callable, optional
-        Called with a fraction in [0, 1] as the point-by-point run advances.
+    regret : bool, default=True
+        Whether to run the single tree point by point (``tree``, ``t``, ``amf_loss``,
+        ``best_loss``; None without).
 
     Returns
     -------
     AMFSignalRun
         ``X, y`` (the stream), ``grid, truth``, ``amf`` (the forest's fit on the grid),
-        ``fixed`` (lifetime -> fit), ``depth`` (posterior-weighted depth on the grid),
+        ``fixed`` (lifetime -> fit), ``depth`` (posterior-weighted depth on the grid), ``leaf_depth``
+        (the depth of the leaf at each grid point, averaged over the trees),
         ``tree`` (:meth:`~mondrian_core.AMFRegressor.tree_weights` of the single tree
         run point by point), ``t`` (horizons), ``amf_loss`` (that tree's cumulative
         test-then-train loss ``(prediction - y)^2 / 2``) and ``best_loss`` (the best
@@ -156,7 +159,21 @@ def amf_signal_run(signal="doppler", n=600, noise_std=0.3, n_trees=10, step=1.0,
     forest = AMFRegressor(n_trees, step=step, random_state=seed).partial_fit(X, y)
     fixed = {float(lam): MondrianForestRegressor(n_trees, lifetime=lam, random_state=seed)
              .fit(X, y).predict(G) for lam in lifetimes}
-    # one tree, point by point: the running loss and the hindsight pruning
+    depth, leaf_depth = forest.weighted_depth(G, return_leaf_depth=True)
+    run = AMFSignalRun(signal=signal, X=X, y=y, grid=grid,
+                       truth=scale * donoho_johnstone(signal, grid), amf=forest.predict(G),
+                       fixed=fixed, depth=depth, leaf_depth=leaf_depth, tree=None, t=None,
+                       amf_loss=None, best_loss=None)
+    if regret:
+        run.tree, run.t, run.amf_loss, run.best_loss = _tree_regret(X, y, step, seed,
+                                                                    n_checkpoints)
+    return run
+
+
+def _tree_regret(X, y, step, seed, n_checkpoints):
+    """One tree, point by point: its nodes' weights at the end, the horizons, its
+    cumulative test-then-train loss and the best pruning's (with its price) there."""
+    n = len(y)
     tree = AMFRegressor(1, step=step, random_state=seed)
     t_marks = np.unique(np.linspace(1, n, n_checkpoints).round().astype(int))
     losses = np.zeros(n)
@@ -170,13 +187,7 @@ def amf_signal_run(signal="doppler", n=600, noise_std=0.3, n_trees=10, step=1.0,
             node_loss = -tree.log_weight_[:a["left"].size] / step
             best.append(best_pruning_losses(a["left"], a["right"], a["depth"], node_loss,
                                             a["roots"], penalty=math.log(2) / step)[0])
-            if progress is not None:
-                progress(i / n)
         if i < n:
             tree.partial_fit(X[i:i + 1], y[i:i + 1])
     cumulative = np.cumsum(losses)
-    return AMFSignalRun(signal=signal, X=X, y=y, grid=grid,
-                        truth=scale * donoho_johnstone(signal, grid), amf=forest.predict(G),
-                        fixed=fixed, depth=forest.weighted_depth(G),
-                        tree=tree.tree_weights(0), t=t_marks,
-                        amf_loss=cumulative[t_marks - 1], best_loss=np.array(best))
+    return tree.tree_weights(0), t_marks, cumulative[t_marks - 1], np.array(best)

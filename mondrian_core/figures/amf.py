@@ -24,7 +24,8 @@ FIXED_COLOURS = (SERIES[2], SERIES[4])
 
 
 def weighted_depth_figure(run, *, height=520) -> go.Figure:
-    """The stream and AMF's fit (top), the posterior-weighted depth along x (bottom).
+    """The stream and AMF's fit (top), the posterior-weighted depth along x and the
+    trees' own leaf depth (bottom).
 
     Parameters
     ----------
@@ -46,6 +47,9 @@ def weighted_depth_figure(run, *, height=520) -> go.Figure:
                              line=dict(color=BLACK, dash="dash", width=1.5)), row=1, col=1)
     fig.add_trace(go.Scatter(x=run.grid, y=run.amf, mode="lines", name="AMF",
                              line=dict(color=AMF_COLOUR, width=2.5)), row=1, col=1)
+    fig.add_trace(go.Scatter(x=run.grid, y=run.leaf_depth, mode="lines",
+                             name="the trees' own leaf depth",
+                             line=dict(color=GREY, width=1.5, dash="dot")), row=2, col=1)
     fig.add_trace(go.Scatter(x=run.grid, y=run.depth, mode="lines",
                              name="weighted depth", line=dict(color=BLUE, width=2.5),
                              fill="tozeroy", fillcolor="rgba(19, 86, 162, 0.15)"),

@@ -338,7 +338,7 @@ class _AMFBase(BaseEstimator):
                    log_weight_tree=lwt[ids], posterior=(reach * coef)[ids])
         return out
 
-    def weighted_depth(self, X) -> np.ndarray:
+    def weighted_depth(self, X, return_leaf_depth=False):
         """Return the posterior mean depth of the pruning's leaf at each point.
 
         The mixture puts weight ``c_v`` on each node ``v`` of a point's path (see the
@@ -349,17 +349,26 @@ class _AMFBase(BaseEstimator):
         ----------
         X : array-like of shape (n, D)
             Points.
+        return_leaf_depth : bool, default=False
+            Also return the depth of the leaf each point falls in (the full tree's,
+            averaged over the trees).
 
         Returns
         -------
-        ndarray of shape (n,)
+        depth : ndarray of shape (n,)
             The weighted depths.
+        leaf_depth : ndarray of shape (n,)
+            The leaves' depths; only with ``return_leaf_depth=True``.
         """
         check_is_fitted(self, "trees_")
         X = check_points(X, estimator=self, reset=False)
-        _, coef = self._path_coefficients(X)
-        depth = coef @ np.arange(coef.shape[1], dtype=float)
-        return depth.reshape(X.shape[0], self.n_estimators).mean(axis=1)
+        shape = (X.shape[0], self.n_estimators)
+        node, coef = self._path_coefficients(X)
+        depth = (coef @ np.arange(coef.shape[1], dtype=float)).reshape(shape).mean(axis=1)
+        if not return_leaf_depth:
+            return depth
+        leaf = (self._paths(X) >= 0).sum(axis=1) - 1.0
+        return depth, leaf.reshape(shape).mean(axis=1)
 
 
 class AMFClassifier(ClassifierMixin, _AMFBase):

@@ -1,6 +1,7 @@
 """AppTest: the aggregated Mondrian forest page runs, its widgets move without errors,
 every tour step runs and sets its signal, and the prediction question reveals its
 chart."""
+from explorer_ui import defaults_amf as D
 from tests.app.conftest import assert_clean, run_page
 
 PAGE = "pages/amf.py"
@@ -45,7 +46,8 @@ def test_every_tour_step_runs_and_sets_its_signal():
         signals.append(at.selectbox(key="signal").value)
     assert signals == ["doppler", "blocks", "heavisine", "doppler"]
     at = run_page(PAGE, query=SMALL | {"tour": "4"})
-    assert at.slider(key="noise").value == 0.9
+    assert at.slider(key="noise").value == D.MORE_NOISE
+    assert at.slider(key="eta").value == D.MORE_NOISE_STEP
 
 
 def test_bad_url_value_falls_back_to_the_default():
