@@ -152,8 +152,9 @@ show_figure(cached_figure(figs.tree_weights_figure, run.tree), "tree-weights", p
 st.caption(
     "A tree grown point by point (each node at the centre of its points' range, root at "
     "the top, depths up to 14 drawn), each node shaded by the posterior probability that "
-    "the pruning stops there, so that the node's own mean predicts for its points. Dark "
-    "nodes sit deep under the rough stretches and high up under the smooth ones.")
+    "the pruning stops there, so that the node's own mean predicts for its points. The "
+    "darkest nodes sit deep under the fast oscillations on the left; under the smooth "
+    "right-hand part the weight spreads over shallower nodes.")
 
 st.subheader("Regret against the best pruning in hindsight")
 if predict_then_reveal(

@@ -58,7 +58,7 @@ def weighted_depth_figure(run, *, height=520) -> go.Figure:
     fig.update_yaxes(title_text="weighted depth", rangemode="tozero", row=2, col=1)
     fig.update_xaxes(title_text="x", row=2, col=1)
     styled(fig, height=height)
-    return legend_below(fig, gap=60)
+    return legend_below(fig, gap=95)
 
 
 def fits_figure(run, *, height=400) -> go.Figure:
@@ -88,7 +88,7 @@ def fits_figure(run, *, height=400) -> go.Figure:
                              line=dict(color=AMF_COLOUR, width=2.5)))
     fig.update_layout(xaxis_title="x", yaxis_title="fit")
     styled(fig, height=height)
-    return legend_below(fig, gap=60)
+    return legend_below(fig, gap=95)
 
 
 def tree_weights_figure(tree, *, max_depth=14, height=460) -> go.Figure:
@@ -161,4 +161,4 @@ def regret_figure(run, *, height=400) -> go.Figure:
                              line=dict(color=AMF_COLOUR, width=2.5)))
     fig.update_layout(xaxis_title="points seen", yaxis_title="cumulative loss (ŷ − y)² / 2")
     styled(fig, height=height)
-    return legend_below(fig, gap=60)
+    return legend_below(fig, gap=95)
