@@ -26,6 +26,7 @@ PAGES = [
     ("partition_gp", "partition_gp"),
     ("kernel_vs_forest", "kernel_vs_forest"),
     ("online_forest", "online_forest"),
+    ("amf", "amf"),
 ]
 
 
