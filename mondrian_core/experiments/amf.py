@@ -36,7 +36,30 @@ MAX_STREAM_WORK = 400_000
 
 @dataclass
 class AMFSignalRun:
-    """What :func:`amf_signal_run` records (arrays aligned as documented there)."""
+    """What :func:`amf_signal_run` records.
+
+    Parameters
+    ----------
+    signal : str
+        The signal's name.
+    X, y : ndarray
+        The stream, (n, 1) and (n,), in arrival order.
+    grid, truth : ndarray
+        The grid on [0, 1] and the noise-free (scaled) signal on it.
+    amf : ndarray
+        The AMF forest's fit on the grid.
+    fixed : dict of float to ndarray
+        Each fixed lifetime's forest fit on the grid.
+    depth, leaf_depth : ndarray
+        The posterior-weighted depth and the leaves' depth on the grid.
+    tree : dict or None
+        One tree's ``tree_weights`` after the stream.
+    t : ndarray or None
+        The horizons of the running losses.
+    amf_loss, best_loss : ndarray or None
+        That tree's cumulative test-then-train loss and the best pruning's (with its
+        prior price) at each horizon.
+    """
 
     signal: str
     X: np.ndarray
@@ -53,13 +76,26 @@ class AMFSignalRun:
     best_loss: np.ndarray
 
     def mse(self, fit) -> float:
-        """Mean squared distance of a fit on the grid to the noise-free signal."""
+        """Return the mean squared distance of a fit on the grid to the noise-free signal.
+
+        Parameters
+        ----------
+        fit : ndarray
+            Values on ``grid``.
+
+        Returns
+        -------
+        float
+            The mean of ``(fit - truth)^2`` over the grid.
+        """
         return float(np.mean((fit - self.truth) ** 2))
 
     @property
     def regret(self) -> np.ndarray:
-        """The tree's cumulative loss minus the best pruning's (with its prior price), at
-        each horizon."""
+        """The tree's cumulative loss minus the best pruning's, at each horizon.
+
+        The best pruning pays its prior price (see :func:`amf_signal_run`).
+        """
         return self.amf_loss - self.best_loss
 
 

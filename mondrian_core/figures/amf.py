@@ -24,8 +24,7 @@ FIXED_COLOURS = (SERIES[2], SERIES[4])
 
 
 def weighted_depth_figure(run, *, height=520) -> go.Figure:
-    """The stream and AMF's fit (top), the posterior-weighted depth along x and the
-    trees' own leaf depth (bottom).
+    """Draw the stream and AMF's fit above the weighted and the leaf depth along x.
 
     Parameters
     ----------
@@ -62,7 +61,7 @@ def weighted_depth_figure(run, *, height=520) -> go.Figure:
 
 
 def fits_figure(run, *, height=400) -> go.Figure:
-    """AMF's fit against the fixed-lifetime forests', with their errors to the signal.
+    """Draw AMF's fit against the fixed-lifetime forests', with their errors to the signal.
 
     Parameters
     ----------
@@ -92,8 +91,9 @@ def fits_figure(run, *, height=400) -> go.Figure:
 
 
 def tree_weights_figure(tree, *, max_depth=14, height=460) -> go.Figure:
-    """One tree, each node at (centre of its box in x, depth), shaded by the posterior
-    probability that the pruning stops there.
+    """Draw one tree, its nodes shaded by the posterior that the pruning stops there.
+
+    Each node sits at (centre of its box in x, depth).
 
     Parameters
     ----------
@@ -138,7 +138,7 @@ def tree_weights_figure(tree, *, max_depth=14, height=460) -> go.Figure:
 
 
 def regret_figure(run, *, height=400) -> go.Figure:
-    """One tree's cumulative test-then-train loss against the best pruning in hindsight.
+    """Draw one tree's cumulative loss against the best pruning in hindsight's.
 
     Parameters
     ----------
