@@ -116,8 +116,11 @@ def fed(name):
     return model, X, y
 
 
+@pytest.mark.parametrize("walks", ["python", "arrays"])
 @pytest.mark.parametrize("name", list(MODELS))
-def test_log_weights_equal_their_definition(name):
+def test_log_weights_equal_their_definition(name, walks, monkeypatch):
+    if walks == "arrays":  # the array code that calls for many (point, tree) pairs take
+        monkeypatch.setattr(amf, "_SCALAR_WALKS", 0)
     model, X, y = fed(name)
     lw = defined_log_weights(model, X, y)
     np.testing.assert_allclose(model.log_weight_[:lw.size], lw, rtol=1e-12, atol=1e-9)
