@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app import (
+    test_amf,
     test_kernel_convergence,
     test_kernel_vs_forest,
     test_lifetime_posterior,
@@ -22,6 +23,7 @@ PAGES = {
     "pages/partition_gp.py": {},
     "pages/kernel_vs_forest.py": test_kernel_vs_forest.SMALL,
     "pages/online_forest.py": test_online_forest.SMALL,
+    "pages/amf.py": test_amf.SMALL,
 }
 
 #: values a hand-edited or malicious link may carry; none is valid for any parameter
