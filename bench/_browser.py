@@ -2,7 +2,7 @@
 action on each, and in-browser timing of "widget changed -> chart updated".
 
 Everything runs in Debian's Chromium through Playwright's async API, against the app
-served on 127.0.0.1 by ``tests/e2e/conftest.serve_app``. Times are taken inside the
+served on 127.0.0.1 by :func:`serve_app`. Times are taken inside the
 page (``performance.now()``): a page load from the navigation's start, a widget change
 from the user's keydown / pointerdown, both up to the moment the last chart changed
 and Streamlit's script state is back to ``notRunning`` (held for a quiet period, so a
@@ -10,14 +10,78 @@ chart still drawing is not missed).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.e2e.conftest import _FINGERPRINT_JS, CHROMIUM, CHROMIUM_ARGS
+from mondrian_core.figures.export import CHROMIUM, CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Where a served app's log goes (``tests/e2e/.*.log`` is ignored by git).
+LOG_DIR = ROOT / "tests" / "e2e"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve_app(log_name: str = ".server.log"):
+    """Run ``streamlit run app.py`` on a free loopback port; yield its URL.
+
+    Shared by the browser tests (``tests/e2e``) and the benchmarks: both drive the app
+    as a student's browser would, against the same server settings."""
+    port = _free_port()
+    log = open(LOG_DIR / log_name, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start; see {log.name}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+# A fingerprint of what each Plotly chart on the page shows: a hash of its traces,
+# shapes, annotations and title (plotly's own bookkeeping, keys starting with "_" and
+# trace uids, left out), computed in the browser so large figures are not shipped back.
+FINGERPRINT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => {
+  const L = gd.layout || {};
+  const s = JSON.stringify([gd.data, L.shapes, L.annotations, L.title && L.title.text],
+                           (k, v) => (k === 'uid' || k.startsWith('_')) ? undefined : v);
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+  return (h >>> 0).toString(16) + ':' + s.length;
+})"""
 
 VIEWPORT = {"width": 1400, "height": 1000}
 
@@ -117,14 +181,14 @@ _WAIT_JS = """async ([before, quiet, timeout]) => {
       return {ms: end - t0, fingerprints: fp()};
   }
   return {ms: null, fingerprints: fp()};
-}""".replace("%s", _FINGERPRINT_JS, 1)
+}""".replace("%s", FINGERPRINT_JS, 1)
 
 _ERRORS_JS = """() => document.querySelectorAll(
   '[data-testid="stException"], [data-testid="stAlertContentError"]').length"""
 
 
 async def fingerprints(page) -> list[str]:
-    return await page.evaluate(f"({_FINGERPRINT_JS})()")
+    return await page.evaluate(f"({FINGERPRINT_JS})()")
 
 
 async def error_count(page) -> int:

@@ -255,12 +255,12 @@ def memory_bound(alone_peak, growth, step_rise, users):
     # The shared stores are bounded in bytes (sizes counted when a result is stored); a
     # stored sweep may then remember up to MAX_MOMENTS predictives of the posterior
     # page's 300-point grid (mean and variance), counted on top.
+    from explorer_ui.compute import RESULTS
     from explorer_ui.figure_cache import FIGURES
-    from explorer_ui.sweep import SWEEPS
 
-    # (Figure 8 at scale is one small result per server, kept by explorer_ui/sweep_page.py)
-    moments = SWEEPS.max_entries * MAX_MOMENTS * 2 * 300 * 8 / 2**20
-    store = (SWEEPS.max_bytes + FIGURES.max_bytes) / 2**20 + moments
+    # (Figure 8 at scale is one small result per server, kept by explorer_ui/compute.py)
+    moments = RESULTS.max_entries * MAX_MOMENTS * 2 * 300 * 8 / 2**20
+    store = (RESULTS.max_bytes + FIGURES.max_bytes) / 2**20 + moments
     rows.append(f"  {'sweeps + charts (byte bounds) + moments':45} = {store:7.1f} MB")
     caches += limits["partitions"] * parts + store
     bound = alone_peak + caches + (users - 1) * step_rise

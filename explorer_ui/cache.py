@@ -4,8 +4,10 @@ Streamlit runs each session's script in a thread of one process. ``st.cache_data
 lets one thread compute a key while the others wait, but it cannot show the computation's
 progress to the waiting sessions, bounds entries and not bytes, and copies (unpickles) a
 value on every hit. :class:`SharedResults` is for the few results that are large, slow and
-read-only (the lifetime sweeps, the Figure 8 searches, the built charts): single flight per key, a bound on
-entries *and* bytes, a time to live, and a progress value that waiting sessions can show.
+read-only (the pages' slow results, :data:`explorer_ui.compute.RESULTS`, and the built charts,
+:data:`explorer_ui.figure_cache.FIGURES`): single flight per key, a bound on entries *and*
+bytes, a time to live, and a progress value that waiting sessions can show. Pages do not
+use it directly: :func:`explorer_ui.compute.cached_with_progress` does.
 """
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ Use::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -41,16 +42,80 @@ REGRESSION_KINDS = ("gp1d", "gp2d", "jumps", "surface2d", *ds.BUNDLED_DATASETS, 
 #: 2-D sources for the online forest page.
 PLANE_KINDS = ("moons", "spirals", "xor", "surface2d", "gp2d")
 
-# Per synthetic source: (largest N, default N, default noise).
-_SYNTHETIC = {
-    "gp1d": (20_000, 500, 0.1),
-    "gp2d": (ds.MAX_GP_POINTS, 1000, 0.1),
-    "jumps": (5000, 150, 0.15),
-    "surface2d": (20_000, 400, 0.1),
-    "moons": (20_000, 300, 0.15),
-    "spirals": (20_000, 300, 0.05),
-    "xor": (20_000, 300, 0.1),
+
+
+class SyntheticDefaults(NamedTuple):
+    """What the picker offers for a synthetic source: its largest N, and the N and noise
+    it starts from (the data seed starts at 0)."""
+
+    max_n: int
+    n: int
+    noise: float
+
+
+#: Per synthetic source, its picker's range and defaults: the one place they live (a
+#: page's defaults module reads its data's N and noise from here).
+SYNTHETIC: dict[str, SyntheticDefaults] = {
+    "gp1d": SyntheticDefaults(20_000, 500, 0.1),
+    "gp2d": SyntheticDefaults(ds.MAX_GP_POINTS, 1000, 0.1),
+    "jumps": SyntheticDefaults(5000, 150, 0.15),
+    "surface2d": SyntheticDefaults(20_000, 400, 0.1),
+    "moons": SyntheticDefaults(20_000, 300, 0.15),
+    "spirals": SyntheticDefaults(20_000, 300, 0.05),
+    "xor": SyntheticDefaults(20_000, 300, 0.1),
 }
+
+#: How the pages split a data set at random (by the page's seed): the fractions of the
+#: rows in each part, in the order :func:`split` returns them, by what the held-out rows
+#: are for. The rule: a page that picks a setting on held-out data splits in three
+#: (train / validation / test), one that only scores fits on held-out data in two
+#: (train / test). The train fractions differ between pages as they were first drawn;
+#: changing one moves that page's pictures and the numbers its tour and claims quote.
+SPLITS: dict[str, tuple[float, ...]] = {
+    # the lifetime sweep and posterior: fit on train, pick the lifetime on validation,
+    # test held out
+    "validate": (0.6, 0.2, 0.2),
+    # kernel vs forest, the online forest: every fit along a path or a stream scored on test
+    "test": (0.7, 0.3),
+    # kernel convergence's Figure 6, the partition-kernel GPs' comparisons: methods fitted
+    # on train (exact solvers, so few rows) and compared on test
+    "compare": (0.8, 0.2),
+}
+
+
+def data_key(data: ds.Dataset) -> tuple:
+    """What identifies ``data``'s content in a server-wide cache key: its name, its shape
+    and digests of its arrays (two uploads with one name and shape stay apart)."""
+    return (data.name, data.n_samples, data.n_features, hash(data.X.tobytes()),
+            hash(data.y.tobytes()))
+
+
+def split(data: ds.Dataset, purpose: str, seed: int, *, max_points: int | None = None):
+    """The page's random split of ``data`` for ``purpose`` (a key of :data:`SPLITS`).
+
+    Parameters
+    ----------
+    data : Dataset
+        The data set.
+    purpose : {"validate", "test", "compare"}
+        What the held-out rows are for; sets the fractions (:data:`SPLITS`).
+    seed : int
+        The page's seed: the same seed, the same split.
+    max_points : int, optional
+        Split only this many rows, drawn at random by the same seed (for the exact
+        solvers); default: all.
+
+    Returns
+    -------
+    tuple of Dataset
+        (train, validation, test) or (train, test).
+    """
+    if max_points is not None and data.n_samples > max_points:
+        share = max_points / data.n_samples
+        keep = ds.train_val_test_split(data, (share, 1 - share), random_state=seed,
+                                       return_indices=True)[0]
+        data = data.subset(keep)
+    return ds.train_val_test_split(data, SPLITS[purpose], random_state=seed)
 
 
 @st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner="Drawing the data\u2026")
@@ -129,7 +194,7 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
     source = url_choice("Data", f"{key}_src", kinds, default=default or kinds[0],
                         container=container, format_func=SOURCE_LABELS.get)
     with user_errors():
-        if source in _SYNTHETIC:
+        if source in SYNTHETIC:
             data = _synthetic_widgets(key, source, container, default_lifetime, seed)
         elif source in ds.BUNDLED_DATASETS:
             data = _bundled(source, standardize, standardize_target)
@@ -144,7 +209,7 @@ def data_source_picker(key: str = "data", kinds: Sequence[str] = REGRESSION_KIND
 
 
 def _synthetic_widgets(key, source, container, default_lifetime, seed=None):
-    max_n, default_n, default_noise = _SYNTHETIC[source]
+    max_n, default_n, default_noise = SYNTHETIC[source]
     n = url_slider("Points N", f"{key}_{source}_n", min_value=20, max_value=max_n,
                    default=default_n, step=10, container=container)
     cols = container.columns(2)
@@ -224,7 +289,7 @@ def data_params(name: str, key: str = "data") -> dict:
     state = st.session_state
     source = state.get(f"{key}_src")
     out = {"data": name}
-    if source in _SYNTHETIC:
+    if source in SYNTHETIC:
         out.update(n=state.get(f"{key}_{source}_n"), noise=state.get(f"{key}_{source}_noise"),
                    dseed=state.get(f"{key}_seed"),
                    lam_true=state.get(f"{key}_{source}_lifetime"))

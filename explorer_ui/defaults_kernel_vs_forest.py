@@ -6,8 +6,10 @@ has a test error no larger than the Mondrian forest's at every lifetime of the c
 reaches its best error at a smaller lifetime (simpler partitions).
 ``tests/claims/test_kernel_vs_forest.py`` checks it with ``mondrian_core`` directly.
 """
+from explorer_ui.data import SPLITS
+
 DATA = "diabetes"          #: bundled data set; features and target standardised
-TRAIN_FRACTION = 0.7       #: train / test split (the rest is the test set)
+TRAIN_FRACTION = SPLITS["test"][0]  #: train / test split (the rest is the test set)
 N_TREES = 30               #: Mondrian trees M
 LARGEST_LIFETIME = 2.0     #: the curve's largest lifetime (standardised inputs)
 N_LIFETIMES = 16           #: lifetimes on the curve (log-spaced over a 300-fold range)

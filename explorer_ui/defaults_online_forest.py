@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer_ui.data import SPLITS, SYNTHETIC
 from mondrian_core import datasets
 
 #: Plane data set first shown, and what the data picker draws for it by default
 #: (N points, input noise, data seed: the picker's own defaults for "moons").
 DATA = "moons"
-DATA_N, DATA_NOISE, DATA_SEED = 300, 0.15, 0
+DATA_N, DATA_NOISE, DATA_SEED = SYNTHETIC[DATA].n, SYNTHETIC[DATA].noise, 0
 #: Share of the data streamed (the rest scores the forests).
-TRAIN_FRACTION = 0.7
+TRAIN_FRACTION = SPLITS["test"][0]
 BATCH = 20
 TREES = 10
 #: Coarse enough that tree 1's cells and points can be told apart on a projector.

@@ -2,25 +2,25 @@
 source, the split and the cached sweep. Widgets, layout and text only."""
 from __future__ import annotations
 
-import threading
-
 import streamlit as st
 
-from explorer_ui.cache import CACHE_TTL, SharedResults
-from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
+from explorer_ui.compute import cached_with_progress
+from explorer_ui.data import (
+    REGRESSION_KINDS,
+    SPLITS,
+    data_key,
+    data_params,
+    data_source_picker,
+    split,
+)
 from explorer_ui.widgets import seed_control, show_figure, url_number, url_slider
 from mondrian_core import lifetime_path
 from mondrian_core.cost import check_sweep_cost
-from mondrian_core.datasets import train_val_test_split
 from mondrian_core.figures.sweep import split_sizes
 from mondrian_core.sweep import lifetime_for_cells
 
-TRAIN_FRACTION = 0.6
-
-
-@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
-def _split(_dataset, key, seed):
-    return train_val_test_split(_dataset, (TRAIN_FRACTION, 0.2, 0.2), random_state=seed)
+#: The sweep pages fit on train and pick the lifetime on validation (60/20/20).
+TRAIN_FRACTION = SPLITS["validate"][0]
 
 
 def terminal_lifetime(X, cells) -> float:
@@ -48,9 +48,8 @@ def pick_data(container, *, seed_container=None, default_lifetime=5.0):
     data = data_source_picker("data", kinds=REGRESSION_KINDS, container=data_box,
                               standardize=True, standardize_target=True, seed=seed,
                               default_lifetime=default_lifetime)
-    key = (data.name, data.n_samples, data.n_features, hash(data.X.tobytes()),
-           hash(data.y.tobytes()))
-    train, val, test = _split(data, key, seed)
+    key = data_key(data)
+    train, val, test = split(data, "validate", seed)
     return train, val, test, data.name, data.true_lifetime, key, seed
 
 
@@ -60,7 +59,8 @@ MAX_TREES = 1000
 
 def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
                    prior_variance=1.0):
-    """Mondrian sweep settings; returns a dict of keyword arguments.
+    """Mondrian sweep settings; returns them as a dict: ``n_trees``, ``cells``,
+    ``terminal_lifetime``, ``noise_variance``, ``prior_variance``.
 
     The terminal lifetime is chosen through the expected number of cells per tree it
     gives on the training data's box, so one setting suits every data set. The keyword
@@ -83,43 +83,22 @@ def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
     prior_var = url_number("Weight prior variance $\\sigma_w^2$", "prior_var", min_value=1e-3,
                            max_value=100.0, default=prior_variance, step=0.1,
                            container=container)
-    return dict(n_trees=n_trees, terminal_lifetime=terminal, noise_variance=noise_var,
-                prior_variance=prior_var)
-
-
-# The swept paths of every session of the server. Sizes measured (bench/RESULTS.md): the
-# default sweep holds ~7 MB, the largest a sweep may store is MAX_STORED numbers
-# (~320 MB). At most two computations run at once, one per core (sweeps, and the
-# Figure 8 background job, which takes a slot too); the others queue behind a progress
-# bar.
-_SLOTS = threading.BoundedSemaphore(2)
-SWEEPS = SharedResults(max_entries=16, max_bytes=400 * 2**20, ttl=CACHE_TTL, slots=_SLOTS)
-
-
-def cached_with_progress(key, compute, text):
-    """``compute(progress)`` once per ``key`` for the whole server, with a progress bar.
-
-    Sessions asking for a key being computed wait for that computation and show its
-    progress. The results are shared by all sessions and must be treated as read-only."""
-    bar = st.progress(0.0, text=text)
-    try:
-        return SWEEPS.get(
-            key, compute,
-            progress=lambda f: bar.progress(min(float(f), 1.0), text=f"{text} {min(f, 1.0):.0%}"))
-    finally:
-        bar.empty()
+    return dict(n_trees=n_trees, cells=cells, terminal_lifetime=terminal,
+                noise_variance=noise_var, prior_variance=prior_var)
 
 
 def run_sweep(train, val, key, settings, seed):
-    """The cached sweep, with a progress bar while it runs; refused up front (an
-    ``InputError`` naming the largest size that fits) if it would take minutes."""
-    check_sweep_cost(train.n_samples, settings["n_trees"], st.session_state.get("cells", 60),
-                     train_fraction=TRAIN_FRACTION)
+    """The sweep for ``settings`` (:func:`model_controls`), computed once per server with a
+    progress bar; refused up front (an ``InputError`` naming the largest size that fits)
+    if it would take minutes."""
+    model = {k: v for k, v in settings.items() if k != "cells"}  # cells set the terminal
     return cached_with_progress(
-        (key, tuple(sorted(settings.items())), seed),
+        ("lifetime sweep", key, tuple(sorted(settings.items())), seed),
         lambda progress: lifetime_path(train.X, train.y, val.X, val.y, random_state=seed,
-                                       progress=progress, **settings),
-        "Sweeping the lifetime: walking the cut events\u2026")
+                                       progress=progress, **model),
+        "Sweeping the lifetime: walking the cut events\u2026",
+        check=lambda: check_sweep_cost(train.n_samples, settings["n_trees"], settings["cells"],
+                                       train_fraction=TRAIN_FRACTION))
 
 
 def figure_params(name, settings, seed, **more):

@@ -13,9 +13,12 @@ whose marginal likelihood ``L(lambda)`` is smooth in ``lambda``. With a prior
 on a grid of lifetimes, one dense Cholesky factorisation per grid point, and integrated
 in ``u = log(lambda)`` (the grid is geometric, so the steps in ``u`` are equal). It is
 the reference against which the finite-``M`` Mondrian posterior
-(:func:`~mondrian_core.posterior.lifetime_posterior`) can be compared: that one is
-biased towards larger lifetimes at small ``M`` (a Mondrian kernel with few trees is
-rougher than its Laplace limit, so rougher functions fit its data better).
+(:func:`~mondrian_core.posterior.lifetime_posterior`) can be compared. That one is
+biased towards larger lifetimes at finite ``M`` (this app's own finding, measured in
+tests/claims/test_lifetime_posterior.py, not a result of Balog et al.): with ``M``
+trees the model's functions can change only at the trees' cuts, and few trees make few
+cuts at a given lifetime, so the evidence buys more cuts with a larger lifetime; more
+trees make more cuts at every lifetime, and the bias shrinks as ``M`` grows.
 """
 from __future__ import annotations
 

@@ -1,19 +1,22 @@
 """Kernel convergence: the Mondrian kernel against the Laplace kernel.
 
 Claims the page shows at its defaults (checked by tests/claims/test_kernel_convergence.py
-with the defaults of :mod:`explorer_ui.defaults_kernel_convergence`):
+with the defaults of :mod:`explorer_ui.defaults_kernel_convergence`, over the seeds 0-9):
 
 1. The Mondrian kernel approaches the Laplace kernel exp(-lambda ||x - x'||_1) as the
-   number of trees M grows: on one fixed colour scale the difference fades from
-   +-1 at M = 1 to about +-0.25 at M = 50 and +-0.05 at M = 500.
-2. Like a Monte Carlo average, its error falls like 1/sqrt(M): the mean squared error
-   over all pairs is mean k(1 - k) / M, and Figure 5's maximum error falls by about
-   sqrt(50 / 10) from M = 10 to M = 50. (Below M ~ 10 the maximum error over 7,000 pairs
-   saturates near 1, so the 1/sqrt(M) law shows from there on.)
-3. At M = 10 random Fourier features are worst on Figure 5 (and near the predict-the-mean
-   line on Figure 6): a Fourier feature's kernel estimate has variance ~ 1 for every
-   pair, near or far, a Mondrian tree's only k(1 - k), ~ 0.02 on average here
-   (measured by bench/figure5_ordering.py).
+   number of trees M grows: on one fixed colour scale the difference fades; its largest
+   value averages about 1 at M = 1, 0.20 at M = 50 and 0.059 at M = 500 over the seeds
+   (defaults_kernel_convergence.MAX_DIFFERENCE), a factor 3.4 from 50 to 500, against
+   sqrt(10) = 3.2 for 1/sqrt(M) (consistent within the seeds' spread).
+2. Proposition 2 (Balog et al. 2016, sec. 3.2): the largest error over a grid covering
+   the square falls towards 0, and sqrt(M) times its mean over 10 draws stays level
+   from M = 10 to 500 (the 1/sqrt(M) rate of a Monte Carlo average, on a fixed grid).
+3. The mean squared error over all pairs is mean k(1 - k) / M (each tree an independent
+   0/1 estimate), and Figure 5's maximum error falls by about sqrt(50 / 10) from M = 10
+   to M = 50.
+4. At M = 10 random Fourier features are worst on Figure 5: a Fourier feature's kernel
+   estimate ranges over [-2, 2] with variance 1 - k^2 / 2 >= 1/2 for every pair, a
+   Mondrian tree's only k(1 - k) (the expander computes both at the page's settings).
 
 Widgets, layout and text only; the numbers come from ``mondrian_core.kernel`` and
 ``mondrian_core.experiments.kernel_convergence``, the charts from ``mondrian_core.figures.kernel``.
@@ -25,8 +28,11 @@ import streamlit as st
 
 from explorer_ui import defaults_kernel_convergence as D
 from explorer_ui.cache import CACHE_TTL
+from explorer_ui.compute import cached_with_progress
+from explorer_ui.data import split
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
+from explorer_ui.sources import Source
 from explorer_ui.tour import Step, Tour, predict_then_reveal
 from explorer_ui.widgets import (
     page_header,
@@ -38,12 +44,15 @@ from explorer_ui.widgets import (
 )
 from mondrian_core import datasets as ds
 from mondrian_core.experiments.kernel_convergence import (
+    METHODS,
     feature_counts,
+    feature_variances,
     kernel_error_curves,
+    kernel_matrices,
     kernel_slice,
     laplace_link_pairs,
     ridge_rmse_curves,
-    serpentine_order,
+    uniform_error_curves,
 )
 from mondrian_core.figures.kernel import (
     kernel_error_figure,
@@ -51,10 +60,15 @@ from mondrian_core.figures.kernel import (
     kernel_slice_figure,
     laplace_link_figure,
     ridge_rmse_figure,
+    uniform_error_figure,
 )
-from mondrian_core.kernel import MondrianFeatures, laplace_kernel
 
 require_app_navigation()
+
+_D50, _S50 = D.MAX_DIFFERENCE[(10.0, 50)]
+_D500, _S500 = D.MAX_DIFFERENCE[(10.0, 500)]
+_D3, _S3 = D.MAX_DIFFERENCE[(3.0, 500)]
+_SEEDS = f"seeds {D.MEASURED_SEEDS[0]}\u2013{D.MEASURED_SEEDS[-1]}"
 
 TOUR = Tour("kernel-convergence", [
     Step("One tree",
@@ -66,76 +80,109 @@ TOUR = Tour("kernel-convergence", [
     Step("Fifty trees",
          "Averaging $M = 50$ independent partitions gives the values $0, 1/50, \\dots, 1$: "
          "the middle panel now looks like the Laplace band, and on the same colour scale the "
-         "difference has faded to pale speckles, at most about $0.26$ (the title).",
+         "difference has faded to pale speckles. The title gives this draw's largest "
+         f"difference; over {_SEEDS} it averages {_D50:.2g} (s.d. {_S50:.2g}).",
          {"m": 50}),
     Step("Five hundred trees",
-         "Ten times as many trees: the difference is nearly white, at most about $0.05$. "
-         "The error falls like $1/\\sqrt{M}$, the rate of a Monte Carlo average, since "
-         "each tree is an independent unbiased estimate of "
-         "$e^{-\\lambda \\lVert x - x' \\rVert_1}$.",
+         "Ten times as many trees: the difference is nearly white. Over "
+         f"{_SEEDS} the largest difference averages {_D500:.2g} (s.d. {_S500:.2g}), "
+         f"{_D50 / _D500:.1f} times less than at $M = 50$, where $\\sqrt{{10}} \\approx 3.2$ "
+         "is the rate $1/\\sqrt{M}$ of a Monte Carlo average (each tree is an independent "
+         "unbiased estimate of $e^{-\\lambda \\lVert x - x' \\rVert_1}$). One seed can be "
+         "off by more: compare the title.",
          {"m": 500}),
     Step("A smaller lifetime, a wider kernel",
          "With $\\lambda = 3$ the Mondrians make fewer cuts, so cells are larger and more "
          "pairs share one: the band of the kernel widens (left and middle). The Mondrian "
-         "kernel still matches it, within about $0.08$ with 500 trees.",
+         f"kernel still matches it: with 500 trees the largest difference averages {_D3:.2g} "
+         f"(s.d. {_S3:.2g}) over {_SEEDS}.",
          {"m": 500, "lam": 3.0}),
 ])
 
+#: Each claim the page makes, and where it comes from (the *Sources* expander).
+SOURCES = [
+    Source("The Mondrian kernel: the fraction of $M$ independent Mondrians of lifetime "
+           "$\\lambda$ that put $x$ and $x'$ in one cell; its expectation is the Laplace "
+           "kernel $e^{-\\lambda \\lVert x - x' \\rVert_1}$ (by projectivity).",
+           "Balog et al. (2016), secs. 3.1-3.2, Proposition 1"),
+    Source("Pointwise, the Mondrian kernel converges at the standard Monte Carlo rate "
+           "$O(M^{-1/2})$.", "Balog et al. (2016), sec. 3.2"),
+    Source("Uniform convergence on a bounded domain: "
+           "$P[\\sup |k_M - k| > \\delta] = O(M^{2/3} e^{-M \\delta^2 / (12 D + 2)})$.",
+           "Balog et al. (2016), sec. 3.2, Proposition 2; proof in the supplement, sec. A"),
+    Source("Over 10 draws the largest error on a 16 x 16 grid of the square times "
+           "$\\sqrt{M}$ stays level from $M = 10$ to 500 ($\\lambda = 10$).",
+           "tests/claims/test_kernel_convergence.py, 10 draws", own=True),
+    Source(f"The main chart's largest difference: {_D50:.2g} at $M = 50$ and {_D500:.2g} at "
+           f"$M = 500$ on average ($N = {D.N_POINTS}$, $\\lambda = 10$), a ratio "
+           "consistent with $\\sqrt{10}$ within the seeds' spread.",
+           f"tests/claims/test_kernel_convergence.py, {_SEEDS}", own=True),
+    Source("Figure 5 (maximum error over all pairs of 100 points in the unit square, "
+           "$\\lambda = 10$) and Figure 6 (test error of ridge regression on the CPU data); "
+           "per non-zero feature the Mondrian kernel and random binning beat Fourier features.",
+           "Balog et al. (2016), sec. 8.1, Figures 5 and 6"),
+    Source("Random Fourier features and random binning.", "Rahimi and Recht (2007)"),
+    Source("Why Fourier features are worse per non-zero feature: variance $1 - k^2/2$ per "
+           "frequency against $k(1 - k)$ per tree.",
+           "this page's derivation (mondrian_core.experiments.kernel_convergence."
+           "feature_variances); tests/claims, 10 seeds", own=True),
+    Source("Figure 6 here uses the bundled real data sets (the paper: CPU) and places test "
+           "points by the conditional Mondrian extension.",
+           "this app's variant; Balog et al. (2016), sec. 2.4 for the extension", own=True),
+]
+
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
-def points(n: int, seed: int) -> np.ndarray:
+def _points(n: int, seed: int) -> np.ndarray:
     return ds.uniform_box(n, random_state=seed).X
 
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner="Sampling the Mondrian trees…")
-def kernels(n: int, lifetime: float, n_trees: int, seed: int):
-    X = points(n, seed)
-    K_lap = laplace_kernel(X, lifetime=lifetime)
-    K_mon = MondrianFeatures(lifetime, n_trees,
-                             random_state=seed + D.SEED_OFFSET_TREES).fit(X).kernel(X)
-    return K_lap, K_mon, serpentine_order(X)
+def _kernels(n: int, lifetime: float, n_trees: int, seed: int):
+    return kernel_matrices(_points(n, seed), lifetime, n_trees,
+                           random_state=seed + D.SEED_OFFSET_TREES)
 
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
-def slice_data(lifetime: float, n_trees: int, seed: int):
+def _slice(lifetime: float, n_trees: int, seed: int):
     return kernel_slice(lifetime, feature_counts(n_trees), random_state=seed + 2)
 
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
-def link_data(n: int, lifetime: float, n_trees: int, seed: int):
-    return laplace_link_pairs(points(n, seed), lifetime, n_trees, n_pairs=400,
+def _link(n: int, lifetime: float, n_trees: int, seed: int):
+    return laplace_link_pairs(_points(n, seed), lifetime, n_trees, n_pairs=400,
                               random_state=seed + 3)
 
 
-def _progress_bar():
-    """A progress bar created inside the cached function (so cache replays stay valid)."""
-    bar = st.progress(0.0, text="Starting…")
-
-    def progress(fraction, text):
-        bar.progress(min(max(fraction, 0.0), 1.0), text=text)
-
-    return bar, progress
-
-
-@st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
-def figure5(n: int, lifetime: float, m_max: int, repeats: int, seed: int):
-    bar, progress = _progress_bar()
-    curves = kernel_error_curves(points(n, seed), lifetime, feature_counts(m_max), repeats,
-                                 random_state=seed + D.SEED_OFFSET_FIGURE5, progress=progress)
-    bar.empty()
-    return curves
+def _figure5(n: int, lifetime: float, m_max: int, repeats: int, seed: int):
+    return cached_with_progress(
+        ("kernel convergence: figure 5", n, lifetime, m_max, repeats, seed),
+        lambda progress: kernel_error_curves(
+            _points(n, seed), lifetime, feature_counts(m_max), repeats,
+            random_state=seed + D.SEED_OFFSET_FIGURE5, progress=progress),
+        "Starting…")
 
 
-@st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
-def figure6(name: str, lifetime: float, ridge: float, m_max: int, repeats: int, seed: int):
-    bar, progress = _progress_bar()
-    data = ds.load_bundled(name)
-    train, test = ds.train_val_test_split(data, (0.8, 0.2), random_state=seed)
-    curves = ridge_rmse_curves(train.X, train.y, test.X, test.y, lifetime, feature_counts(m_max),
-                               repeats, ridge=ridge, random_state=seed + D.SEED_OFFSET_FIGURE6,
-                               progress=progress)
-    bar.empty()
-    return curves
+def _figure6(name: str, lifetime: float, ridge: float, m_max: int, repeats: int, seed: int):
+    def compute(progress):
+        train, test = split(ds.load_bundled(name), "compare", seed)
+        return ridge_rmse_curves(train.X, train.y, test.X, test.y, lifetime,
+                                 feature_counts(m_max), repeats, ridge=ridge,
+                                 random_state=seed + D.SEED_OFFSET_FIGURE6, progress=progress)
+
+    return cached_with_progress(
+        ("kernel convergence: figure 6", name, lifetime, ridge, m_max, repeats, seed), compute,
+        "Starting…")
+
+
+def _uniform(lifetime: float, seed: int):
+    return cached_with_progress(
+        ("kernel convergence: proposition 2", lifetime, seed),
+        lambda progress: uniform_error_curves(
+            lifetime, feature_counts(D.UNIFORM_M_MAX), n_grid=D.GRID_SIDE,
+            n_draws=D.UNIFORM_DRAWS, random_state=seed + D.SEED_OFFSET_UNIFORM,
+            progress=progress),
+        "Starting…")
 
 
 page_header(
@@ -144,9 +191,13 @@ page_header(
     "Mondrian partitions of lifetime $\\lambda$ that put two points in the same cell. A "
     "Mondrian cut separates $x$ and $x'$ at rate $\\lVert x - x' \\rVert_1$, so the chance "
     "that no cut does before $\\lambda$ is $e^{-\\lambda \\lVert x - x' \\rVert_1}$: the "
-    "Laplace kernel. With more trees the Mondrian kernel converges to it, like a Monte "
-    "Carlo average, with an error shrinking as $1/\\sqrt{M}$.",
+    "Laplace kernel (sec. 3.2, Proposition 1). Each tree is an independent unbiased 0/1 "
+    "estimate, so at a fixed pair the average of $M$ trees has standard deviation "
+    "$\\sqrt{k(1 - k)/M}$: the $1/\\sqrt{M}$ rate of any Monte Carlo average. "
+    "Proposition 2 says more: the convergence is **uniform** over a bounded domain, the "
+    "largest error over all pairs tends to 0 too (the chart *Uniform convergence* below).",
     tour=TOUR,
+    sources=SOURCES,
 )
 
 side = st.sidebar
@@ -175,7 +226,7 @@ side.divider()
 seed = seed_control("seed", default=D.SEED, container=side)
 
 with user_errors():
-    K_lap, K_mon, order = kernels(n, lifetime, n_trees, seed)
+    K_lap, K_mon, order = _kernels(n, lifetime, n_trees, seed)
 
 show_figure(cached_figure(kernel_heatmaps_figure, K_lap, K_mon, order, lifetime=lifetime,
                           n_trees=n_trees),
@@ -188,7 +239,7 @@ st.caption(
 
 st.subheader("A slice through the kernel")
 with user_errors():
-    s, lap, est = slice_data(lifetime, n_trees, seed)
+    s, lap, est = _slice(lifetime, n_trees, seed)
     show_figure(cached_figure(kernel_slice_figure, s, lap, est, lifetime=lifetime), "kernel-slice",
                 params=dict(lam=lifetime, m=n_trees, seed=seed))
 st.caption(
@@ -199,7 +250,7 @@ st.caption(
 
 st.subheader("The Mondrian–Laplace link")
 with user_errors():
-    lap_v, frac, _ = link_data(n, lifetime, n_trees, seed)
+    lap_v, frac, _ = _link(n, lifetime, n_trees, seed)
     show_figure(cached_figure(laplace_link_figure, lap_v, frac, n_trees), "laplace-link",
                 params=dict(n=n, lam=lifetime, m=n_trees, seed=seed))
 st.caption(
@@ -207,6 +258,25 @@ st.caption(
     "cell, against $e^{-\\lambda \\lVert x - x' \\rVert_1}$. The points scatter around the "
     "identity with the binomial spread of a fraction of $M$ trees (grey band), the Monte "
     "Carlo error of the Mondrian kernel.")
+
+st.subheader("Uniform convergence (Proposition 2)")
+with user_errors():
+    curves_u = _uniform(lifetime, seed)
+    show_figure(cached_figure(uniform_error_figure, curves_u), "uniform-convergence",
+                params=dict(lam=lifetime, grid=D.GRID_SIDE, draws=D.UNIFORM_DRAWS, seed=seed))
+_mean_u, _counts_u = curves_u.mean(METHODS[0]), curves_u.counts
+_at10 = int(np.searchsorted(_counts_u, 10))
+st.caption(
+    "Proposition 2 (sec. 3.2; proof in the supplement, sec. A): on a bounded domain the "
+    "probability that the largest error over **all** pairs, $\\sup |k_M - k|$, exceeds any "
+    "$\\delta > 0$ vanishes as $M$ grows. Here the supremum over the unit square is "
+    f"approximated by the maximum over the pairs of a {D.GRID_SIDE} \u00d7 {D.GRID_SIDE} grid, "
+    f"for {D.UNIFORM_DRAWS} independent draws of the trees (thin lines; $\\lambda = {lifetime:g}$). "
+    f"Their mean falls from {_mean_u[_at10]:.2f} at $M = 10$ to {_mean_u[-1]:.3f} at "
+    f"$M = {_counts_u[-1]}$: {_mean_u[_at10] / _mean_u[-1]:.1f} times, against "
+    f"$\\sqrt{{{_counts_u[-1]} / 10}} = {np.sqrt(_counts_u[-1] / 10):.1f}$ for the dotted "
+    "$1/\\sqrt{M}$ line. (At $\\lambda = 10$, over 10 draws, $\\sqrt{M}$ times the mean "
+    "stays level from $M = 10$ to 500: tests/claims, this app's own check.)")
 
 st.subheader("Error against non-zero features (Figure 5)")
 if predict_then_reveal(
@@ -219,7 +289,7 @@ if predict_then_reveal(
         "$\\sqrt{4} = 2$. On the chart the curves run parallel to the dotted "
         "$1/\\sqrt{M}$ line from about $M = 10$ (below it one pair's error can reach 1)."):
     with user_errors():
-        curves5 = figure5(n, lifetime, m_max5, rep5, seed)
+        curves5 = _figure5(n, lifetime, m_max5, rep5, seed)
         show_figure(cached_figure(kernel_error_figure, curves5), "kernel-error-vs-features",
                     params=dict(n=n, lam=lifetime, m=m_max5, reps=rep5, seed=seed))
     st.caption(
@@ -227,21 +297,9 @@ if predict_then_reveal(
         f"($\\lambda = {lifetime:g}$; the paper: $N = 100$, $\\lambda = 10$), against the "
         "non-zero features per point: $M$ trees (Mondrian), $M$ grids (random binning) or "
         "$M$ frequencies (random Fourier features, all non-zero).")
-with st.expander("Why random Fourier features come out worst at $M = 10$"):
-    st.markdown(
-        "A Mondrian tree or a binning grid almost never puts a far pair (kernel $\\approx 0$) "
-        "in one cell, so its estimate there is exactly 0: the variance of one tree's "
-        "estimate is $k(1-k)$, **0.021** averaged over all pairs at the defaults (72 % of "
-        "pairs have $k < 0.01$). A Fourier feature $2\\cos(w^\\top x + b)\\cos(w^\\top x' + b)$ "
-        "swings between $-1$ and $1$ for every pair, near or far: variance **1.00**, 47 "
-        "times as much. With $M = 10$ that is an RMS error of 0.32 against 0.046, and a "
-        "maximum over 7,140 pairs of 1.15 against 0.46; on Figure 6 (diabetes) the Fourier "
-        "features' test RMSE at $M = 10$ is 69, next to predicting the mean (70), where the "
-        "Mondrian kernel has 60. Measured by `python -m bench.figure5_ordering`.")
-
 st.subheader("Regression error against non-zero features (Figure 6)")
 with user_errors():
-    curves6 = figure6(dset, lam6, float(ridge6), m_max6, rep6, seed)
+    curves6 = _figure6(dset, lam6, float(ridge6), m_max6, rep6, seed)
     show_figure(cached_figure(ridge_rmse_figure, curves6, dataset_name=dset),
                 "ridge-rmse-vs-features",
                 params=dict(data=dset, lam=lam6, ridge=ridge6, m=m_max6, reps=rep6, seed=seed))
@@ -251,3 +309,25 @@ st.caption(
     "Test points get their Mondrian cells by the conditional Mondrian extension, not by "
     "refitting. Dashed: exact kernel ridge regression with the Laplace kernel ($N \\times N$ "
     "solve); the paper used the CPU data set, we offer the bundled real sets.")
+
+with st.expander("Why random Fourier features come out worst at $M = 10$"):
+    var = feature_variances(K_lap)
+    rms_tree, rms_fourier = var.rms_error(10)
+    text = (
+        "A Mondrian tree or a binning grid almost never puts a far pair (kernel "
+        "$\\approx 0$) in one cell, so its estimate there is exactly 0: one tree's estimate "
+        f"has variance $k(1-k)$, **{var.tree:.3f}** averaged over the {var.n_pairs:,} pairs of "
+        f"the $N = {n}$ points at $\\lambda = {lifetime:g}$ ({var.fraction_far:.0%} of pairs "
+        "have $k < 0.01$). A Fourier feature $2\\cos(w^\\top x + b)\\cos(w^\\top x' + b)$ "
+        "ranges over $[-2, 2]$ for every pair, near or far; its variance is $1 - k^2/2$, "
+        f"between 1/2 and 1: **{var.fourier:.2f}** here, {var.fourier / var.tree:.0f} times "
+        f"as much. With $M = 10$ that is an RMS error of {rms_fourier:.2f} against "
+        f"{rms_tree:.3f}.")
+    m6 = int(np.searchsorted(curves6.counts, 10))
+    if m6 < curves6.counts.size and curves6.counts[m6] == 10:
+        text += (
+            f" On Figure 6 ({ds.BUNDLED_DATASETS[dset][1]}, $\\lambda = {lam6:g}$, mean of "
+            f"{rep6} repetitions) the Fourier features' test RMSE at $M = 10$ is "
+            f"{curves6.mean(METHODS[2])[m6]:.3g}, against {curves6.baseline_rmse:.3g} for "
+            f"predicting the mean and {curves6.mean(METHODS[0])[m6]:.3g} for the Mondrian kernel.")
+    st.markdown(text)

@@ -23,20 +23,19 @@ import streamlit as st
 
 from explorer_ui import defaults_kernel_vs_forest as D
 from explorer_ui.cache import CACHE_TTL
-from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker
+from explorer_ui.data import REGRESSION_KINDS, data_params, data_source_picker, split
 from explorer_ui.figure_cache import cached_figure
+from explorer_ui.lifetimes import lifetime_picker
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.tour import Step, Tour, predict_then_reveal
 from explorer_ui.widgets import (
     page_header,
     seed_control,
     show_figure,
-    url_choice,
     url_number,
     url_slider,
     user_errors,
 )
-from mondrian_core import datasets
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.kernel_vs_forest import (
     kernel_forest_weights,
@@ -85,14 +84,8 @@ TOUR = Tour("kernel-vs-forest", [
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
-def _split(data, seed):
-    return datasets.train_val_test_split(data, (D.TRAIN_FRACTION, 1 - D.TRAIN_FRACTION),
-                                         random_state=seed)
-
-
-@st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _path(data, n_trees, terminal, n_lifetimes, noise, seed):
-    train, test = _split(data, seed)
+    train, test = split(data, "test", seed)
     return kernel_vs_forest_path(train.X, train.y, test.X, test.y,
                                  lifetime_grid(terminal, n_lifetimes), n_trees=n_trees,
                                  noise_variance=noise, prior_variance=1.0, random_state=seed)
@@ -100,7 +93,7 @@ def _path(data, n_trees, terminal, n_lifetimes, noise, seed):
 
 @st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner=False)
 def _weights(data, n_trees, terminal, lifetime, noise, seed):
-    train, test = _split(data, seed)
+    train, test = split(data, "test", seed)
     return kernel_forest_weights(train.X, train.y, test.X, test.y, lifetime, n_trees=n_trees,
                                  noise_variance=noise, prior_variance=1.0, random_state=seed,
                                  terminal_lifetime=terminal)
@@ -149,13 +142,10 @@ with user_errors():
 
 grid = [f"{t:.4g}" for t in path.lifetimes]
 best_k, best_f = path.best_kernel_index, path.best_forest_index
-if st.session_state.get("lam") not in grid and "lam" in st.session_state:
-    st.session_state["lam"] = grid[best_k]  # the curve's grid changed
-lifetime = float(url_choice(
-    "Lifetime $\\lambda$ for the weights", "lam", grid, default=grid[best_k],
-    widget="select_slider", container=weights_box,
+lifetime = lifetime_picker(
+    "Lifetime $\\lambda$ for the weights", "lam", grid, grid[best_k], container=weights_box,
     help="One of the curve's lifetimes, marked by the dashed line; by default the one "
-         "where the kernel's test error is lowest."))
+         "where the kernel's test error is lowest.")
 
 show_figure(cached_figure(figs.kernel_vs_forest_rmse, path, lifetime, height=430),
             "rmse-vs-lifetime", main=True,

@@ -28,7 +28,7 @@ import streamlit as st
 
 from explorer_ui import defaults_online_forest as D
 from explorer_ui.cache import CACHE_TTL
-from explorer_ui.data import PLANE_KINDS, data_params, data_source_picker
+from explorer_ui.data import PLANE_KINDS, data_params, data_source_picker, split
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.tour import Step, Tour, predict_then_reveal
@@ -92,13 +92,10 @@ TOUR = Tour("online-forest", [
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
-def _run(data, batch, lifetime, n_trees, seed):
-    train, test = datasets.train_val_test_split(data, (D.TRAIN_FRACTION, 1 - D.TRAIN_FRACTION),
-                                                random_state=seed)
-    run = online_run(train.X, train.y, train.task, X_test=test.X, y_test=test.y,
-                     batch_size=batch, n_estimators=n_trees, lifetime=lifetime,
-                     random_state=seed)
-    return run, train
+def _run(train, test, batch, lifetime, n_trees, seed):
+    return online_run(train.X, train.y, train.task, X_test=test.X, y_test=test.y,
+                      batch_size=batch, n_estimators=n_trees, lifetime=lifetime,
+                      random_state=seed)
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
@@ -151,7 +148,8 @@ show_data = url_toggle("Show training points", "showpts", default=True, containe
 seed = seed_control(default=D.SEED, container=side)
 
 with user_errors():
-    n_train = int(round(D.TRAIN_FRACTION * data.n_samples))
+    train, test = split(data, "test", seed)
+    n_train = train.n_samples
     if n_train / batch > MAX_BATCHES:
         raise InputError(f"{n_train} training points in batches of {batch} make more than "
                          f"{MAX_BATCHES} batches (each retrains two forests): raise the batch "
@@ -159,7 +157,7 @@ with user_errors():
                          "points.")
     check_online_cost(n_train, batch, n_trees, train_fraction=D.TRAIN_FRACTION)
     with st.spinner("Streaming the data into the forest and retraining the baselines..."):
-        run, train = _run(data, batch, lifetime, n_trees, seed)
+        run = _run(train, test, batch, lifetime, n_trees, seed)
 stream, stream_error = None, None
 try:  # a stream too slow for these settings leaves the rest of the page working
     check_stream_cost(len(train.X), batch, n_trees, lifetime, D.STREAM_WIDTH)

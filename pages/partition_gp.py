@@ -22,7 +22,8 @@ import streamlit as st
 
 from explorer_ui import defaults_partition_gp as D
 from explorer_ui.cache import CACHE_TTL
-from explorer_ui.data import data_params, data_source_picker
+from explorer_ui.compute import cached_with_progress, requested
+from explorer_ui.data import data_key, data_params, data_source_picker, split
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.tour import Step, Tour, predict_then_reveal
@@ -34,7 +35,7 @@ from explorer_ui.widgets import (
     url_slider,
     user_errors,
 )
-from mondrian_core import BUNDLED_DATASETS, toy_jumps_1d, train_val_test_split
+from mondrian_core import BUNDLED_DATASETS, toy_jumps_1d
 from mondrian_core.datasets import toy_jumps_function
 from mondrian_core.experiments.gp_experiments import (
     PARTITION_KERNELS,
@@ -102,13 +103,13 @@ TOUR = Tour("partition-gp", [
 
 # ---------------------------------------------------------------- cached core calls
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
-def toy(n, seed):
+def _toy(n, seed):
     d = toy_jumps_1d(n=n, random_state=seed)
     return d.X, d.y
 
 
 @st.cache_resource(max_entries=12, ttl=CACHE_TTL, show_spinner=False)
-def partitions(kind, X, y, m, h, lam, seed):
+def _partitions(kind, X, y, m, h, lam, seed):
     """Fitted partitions shared by the posterior, kernel and CG views (not copied, so
     read-only). 12 = the three kernels at four settings: a Random Forest one at the
     largest settings (400 points, m = 300, h = 12) pickles to 12 MB."""
@@ -117,64 +118,52 @@ def partitions(kind, X, y, m, h, lam, seed):
 
 
 @st.cache_data(max_entries=64, ttl=CACHE_TTL, show_spinner=False)
-def curves(kind, X, y, grid, m, h, lam, noise, seed):
+def _curves(kind, X, y, grid, m, h, lam, noise, seed):
     return posterior_curves(kind, X, y, grid, noise_variance=noise, random_state=seed,
-                            partitions=partitions(kind, X, y, m, h, lam, seed))
+                            partitions=_partitions(kind, X, y, m, h, lam, seed))
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
-def rbf_curves(X, y, grid, seed):
+def _rbf_curves(X, y, grid, seed):
     return posterior_curves("RBF", X, y, grid, random_state=seed)
 
 
 @st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
-def heatmap(kind, X, y, m, h, lam, seed):
+def _heatmap(kind, X, y, m, h, lam, seed):
     return sorted_kernel_matrix(kind, X, y, random_state=seed,
-                                partitions=partitions(kind, X, y, m, h, lam, seed))[0]
+                                partitions=_partitions(kind, X, y, m, h, lam, seed))[0]
 
 
 @st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
-def histories(kind, X, y, m, h, lam, noise, seed):
+def _histories(kind, X, y, m, h, lam, noise, seed):
     return cg_histories(kind, X, y, noise_variance=noise, random_state=seed, tol=D.CG_TOL,
-                        partitions=partitions(kind, X, y, m, h, lam, seed))
+                        partitions=_partitions(kind, X, y, m, h, lam, seed))
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
-def embeddings(X, y, m, seed):
+def _embeddings(X, y, m, seed):
     return kernel_pca_embeddings(X, y, n_partitions=m, random_state=seed)
 
 
-def _compare_split(d, seed):
-    """At most COMPARE_MAX points of ``d``, split 80/20 by the seed."""
-    if d.n_samples > COMPARE_MAX:
-        d = d.subset(train_val_test_split(d, (COMPARE_MAX / d.n_samples,
-                                              1 - COMPARE_MAX / d.n_samples),
-                                          random_state=seed, return_indices=True)[0])
-    return train_val_test_split(d, (0.8, 0.2), random_state=seed)
-
-
-def comparison(d, m, seed, progress=None):
-    """Not cached by st.cache_data (it reports progress); kept in session_state."""
-    train, test = _compare_split(d, seed)
+def _comparison(d, m, seed, progress):
+    """The kernels' test scores (at most COMPARE_MAX points, split by the seed)."""
+    train, test = split(d, "compare", seed, max_points=COMPARE_MAX)
     return compare_kernels(train.X, train.y, test.X, test.y, KERNELS + BASELINES,
                            n_partitions=m, random_state=seed, progress=progress)
 
 
-def on_demand(label, button_key, state_key, compute):
-    """A button that runs ``compute(progress)`` (with a progress bar) and keeps the result
-    in session state under ``state_key``; returns the kept result, or None."""
-    if st.button(label, key=button_key):
-        bar = st.progress(0.0, text="Fitting GPs...")
-        st.session_state[state_key] = compute(lambda f, text: bar.progress(f, text=text))
-        bar.empty()
-    return st.session_state.get(state_key)
-
-
-def by_partition_count(d, seed, progress=None):
-    """Figure 5's curves; kept in session_state like :func:`comparison`."""
-    train, test = _compare_split(d, seed)
+def _by_partition_count(d, seed, progress):
+    """Figure 5's curves, on the comparison's split."""
+    train, test = split(d, "compare", seed, max_points=COMPARE_MAX)
     return partition_count_curves(train.X, train.y, test.X, test.y, COUNTS,
                                   random_state=seed, progress=progress)
+
+
+def _on_request(label, button_key, key, compute):
+    """``compute(progress)``'s result once this session asked for it (a button), else None."""
+    if requested(label, button_key, key):
+        return cached_with_progress(key, compute, "Fitting GPs...")
+    return None
 
 
 # ---------------------------------------------------------------- page
@@ -228,14 +217,14 @@ m_real = url_slider("Partitions $m$ for the real-data views", "mr", min_value=10
 seed = seed_control(default=D.SEED, container=side)
 
 with user_errors():
-    X, y = toy(n_points, seed)
+    X, y = _toy(n_points, seed)
     grid = np.linspace(*D.GRID)[:, None]
     truth = toy_jumps_function(grid.ravel())
 
     # -------------------------------------------------------- posteriors (Figure 1): main
     with st.spinner("Fitting the GPs..."):
-        panels = {k: curves(k, X, y, grid, m, h, lam, noise, seed) for k in KERNELS}
-        panels["RBF"] = rbf_curves(X, y, grid, seed)
+        panels = {k: _curves(k, X, y, grid, m, h, lam, noise, seed) for k in KERNELS}
+        panels["RBF"] = _rbf_curves(X, y, grid, seed)
     show_figure(cached_figure(posterior_panels_figure, panels, X, y, grid, truth=truth,
                               height=330),
                 "posteriors", main=True,
@@ -274,7 +263,7 @@ with user_errors():
             "partitions agree and every eigenvalue of $B(K + sI)$ is at least 1: the "
             "system CG sees is much better conditioned. Each iteration still costs "
             "$O(mN)$."):
-        hist = histories(cg_kind, X, y, m, h, lam, noise, seed)
+        hist = _histories(cg_kind, X, y, m, h, lam, noise, seed)
         left, right = st.columns([3, 1])
         with left:
             show_figure(cached_figure(cg_convergence_figure, hist, tol=D.CG_TOL), "cg",
@@ -296,7 +285,7 @@ with user_errors():
 
     # -------------------------------------------------------- kernel matrices
     st.subheader("Kernel matrices")
-    mats = {f"{k} kernel": heatmap(k, X, y, m, h, lam, seed) for k in KERNELS}
+    mats = {f"{k} kernel": _heatmap(k, X, y, m, h, lam, seed) for k in KERNELS}
     show_figure(cached_figure(kernel_heatmaps_figure, mats), "kernel-matrices",
                 params=dict(n=n_points, m=m, h=h, lam=lam, seed=seed))
     st.caption("$k(x_i, x_j)$ for the toy points sorted by $x$: white = never together, "
@@ -310,7 +299,7 @@ with user_errors():
                            container=real_box)
     data_name = d.name
     with st.spinner("Kernel PCA..."):
-        emb = embeddings(d.X, d.y, m_real, seed)
+        emb = _embeddings(d.X, d.y, m_real, seed)
     show_figure(cached_figure(kernel_pca_figure, emb, d.y, colour_label=d.target_name or "y"),
                 "kernel-pca", params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
     st.caption("The paper's Figure 2: the top two components of linear PCA and of kernel "
@@ -320,9 +309,9 @@ with user_errors():
                "target (a colour gradient); the unsupervised ones need not.")
 
     st.markdown("**Test log-likelihood and MSE** (the paper's Figures 3 and 4)")
-    rows = on_demand("Compare kernels (RBF-ARD takes up to a minute)", "compare",
-                     f"compared::{data_name}::{d.n_samples}::{d.n_features}::{m_real}::{seed}",
-                     lambda progress: comparison(d, m_real, seed, progress=progress))
+    rows = _on_request("Compare kernels (RBF-ARD takes up to a minute)", "compare",
+                       ("partition gp: comparison", data_key(d), m_real, seed),
+                       lambda progress: _comparison(d, m_real, seed, progress))
     if rows:
         show_figure(cached_figure(comparison_figure, rows), "kernel-comparison",
                     params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
@@ -347,9 +336,9 @@ with user_errors():
             "over-confident (on the tips set, for example).")
 
     st.markdown("**Test error against the number of partitions** (the paper's Figure 5)")
-    by_m = on_demand("Fit the GPs at every m", "by_m",
-                     f"by_m::{data_name}::{d.n_samples}::{d.n_features}::{seed}",
-                     lambda progress: by_partition_count(d, seed, progress=progress))
+    by_m = _on_request("Fit the GPs at every m", "by_m",
+                       ("partition gp: by m", data_key(d), seed),
+                       lambda progress: _by_partition_count(d, seed, progress))
     if by_m:
         show_figure(cached_figure(partition_count_figure, by_m, dataset_name=data_name),
                     "test-error-vs-m", params={**data_params(d.name, "real"), "seed": seed})

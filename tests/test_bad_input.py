@@ -29,23 +29,10 @@ import mondrian_core as mc
 from mondrian_core import InputError, sweep
 from mondrian_core import datasets as ds
 from mondrian_core.trees import check_tree_budget
+from tests.support import BAD_CSVS, GOOD, assert_actionable, malformed_csv, table_bytes
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-#: Words that tell the user what to do (or what a value must be).
-ACTIONS = ("use ", "upload", "choose", "remove", "rename", "check", "save", "export", "rescale",
-           "clean", "give", "add ", "raise", "pass ", "widen", "separate", "must", "need",
-           "at least", "at most", "impute", "quote", "fewer", "smaller")
-
-
-def assert_actionable(err: InputError) -> None:
-    """A short message, no traceback or internals, that says what to change."""
-    text = str(err)
-    assert 10 < len(text) < 600, text
-    assert "Traceback" not in text and "File \"" not in text, text
-    assert any(word in text.lower() for word in ACTIONS), text
-
 
 def outcome(call):
     """Run ``call``; an InputError must be actionable. Returns the result or the error."""
@@ -57,27 +44,6 @@ def outcome(call):
 
 
 # ================================================================ CSV uploads
-
-NAMES = ["a", "b", "y", "x 1", "Größe", "a", "", "名前", "=SUM(A1)"]
-CELLS = ["1", "-2.5", "3e2", "1e300", "-1e300", "1e999", "nan", "inf", "-inf", "", "NA", "x",
-         "\"4,5\"", "'6'", "7;8", "True", "0x1F", "1,5", " 9 ", "__import__('os')",
-         "=cmd|' /C calc'!A0"]
-
-
-@st.composite
-def malformed_csv(draw) -> bytes:
-    """Table-shaped text with any of the usual mistakes, encoded in some way."""
-    n_cols = draw(st.integers(1, 5))
-    header = draw(st.lists(st.sampled_from(NAMES), min_size=n_cols, max_size=n_cols))
-    n_rows = draw(st.integers(0, 25))
-    rows = draw(st.lists(st.lists(st.sampled_from(CELLS), min_size=max(1, n_cols - 1),
-                                  max_size=n_cols + 1), min_size=n_rows, max_size=n_rows))
-    sep = draw(st.sampled_from([",", ";", "\t", "|", " ", ":"]))
-    newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
-    text = newline.join(sep.join(r) for r in [header, *rows])
-    encoding = draw(st.sampled_from(["utf-8", "utf-8-sig", "latin-1", "utf-16", "cp1252"]))
-    return text.encode(encoding, errors="replace")
-
 
 def check_loaded(data: bytes, **kwargs):
     """load_csv gives a clean data set or an actionable InputError."""
@@ -134,46 +100,6 @@ def test_clean_numeric_csv_round_trips_in_any_dialect(table, sep, bom, quote, ne
     assert np.all(np.isfinite(z.X)) and np.all(np.isfinite(z.y))
     spread = np.ptp(values, axis=0) > 0
     np.testing.assert_allclose(z.X.std(axis=0)[spread[:-1]], 1.0, rtol=1e-9)
-
-
-def table_bytes(n=15, cols=("a", "b", "y"), sep=","):
-    rows = [sep.join(str((i * (j + 3)) % 7 + j) for j in range(len(cols))) for i in range(n)]
-    return (sep.join(cols) + "\n" + "\n".join(rows) + "\n").encode()
-
-
-GOOD = table_bytes()
-
-#: (what, bytes, words the message must contain): one row per way a CSV can be malformed.
-BAD_CSVS = [
-    ("empty file", b"", "empty"),
-    ("only white space", b" \n\r\n\t", "empty"),
-    ("header only", b"a,b,y\n", "no data rows"),
-    ("one row", b"a,b,y\n1,2,3\n", "at least 10"),
-    ("one column", b"a\n" + b"1\n" * 20, "Separate the columns"),
-    ("space-delimited", table_bytes(sep=" "), "Separate the columns"),
-    ("colon-delimited", table_bytes(sep=":"), "Separate the columns"),
-    ("decimal comma, ; delimiter", b"a;b;y\n" + b"1,5;2,5;3\n" * 15, "decimal point"),
-    ("decimal comma, , delimiter", b"a,b,y\n" + b"1,5,2,5,3\n" * 15, "more fields"),
-    ("all text columns", b"a,b\n" + b"x,y\n" * 15, "no numeric column"),
-    ("duplicated header", b"a,a,y\n" + b"1,2,3\n" * 15, "Rename the duplicates"),
-    ("duplicated header up to spaces", b"a, a ,y\n" + b"1,2,3\n" * 15, "Rename"),
-    ("ragged: long rows", GOOD + b"1,2,3,4,5\n", "as many fields as the header"),
-    ("ragged: short rows", b"a,b,y\n" + b"1,2\n" * 15, "'y' have no numeric values"),
-    ("unclosed quote", b'a,b,y\n"1,2,3\n' + GOOD[6:], "as many fields"),
-    ("non-UTF-8 (latin-1)", b"a,b,y\n" + "é,1,2\n".encode("latin-1") + GOOD[6:],
-     "CSV UTF-8"),
-    ("UTF-16 with BOM", GOOD.decode().encode("utf-16"), "CSV UTF-8"),
-    ("binary (NUL bytes)", b"a,b\n1,\x002\n" * 15, "export the table as CSV"),
-    ("numbers beyond 1.8e308 (inf)", b"a,b,y\n" + b"1e400,1,2\n" * 15 + b"1,2,3\n",
-     "infinite values"),
-    ("too few complete rows (NaN)", b"a,b\n" + b"1,2\n" * 8 + b"nan,1\n" * 5,
-     "8 complete rows"),
-    ("HTML page", b"<html><body><table><tr><td>1</td></tr></table></body></html>",
-     "Separate the columns"),
-    ("JSON", b'{"a": [1, 2, 3], "b": [4, 5, 6]}', "no data rows"),
-    ("a pickle", pickle.dumps({"a": [1, 2, 3]}), "export the table as CSV"),
-    ("more than CSV_MAX_ROWS rows", b"a,b\n" + b"1,2\n" * (ds.CSV_MAX_ROWS + 1), "rows"),
-]
 
 
 @pytest.mark.parametrize("what, data, words", BAD_CSVS, ids=[c[0] for c in BAD_CSVS])

@@ -156,11 +156,20 @@ def test_slots_queue_computations_beyond_the_bound():
     assert most[0] == 1 and store.computed == 4
 
 
-@pytest.mark.parametrize("n_trees,cells", [(5, 5), (50, 60), (100, 400)])
-def test_largest_sweep_points_is_the_boundary_of_the_budget(n_trees, cells):
-    fits = largest_sweep_points(n_trees, cells)
-    assert sweep_seconds(fits, n_trees, cells) <= SWEEP_BUDGET_SECONDS
-    assert sweep_seconds(fits + 1, n_trees, cells) > SWEEP_BUDGET_SECONDS
+#: (largest points, their cost in seconds, the budget, the other arguments): a sweep's
+#: (trees, cells per tree) and an online run's (batch, trees)
+BOUNDARIES = [(largest_sweep_points, sweep_seconds, SWEEP_BUDGET_SECONDS, args)
+              for args in [(5, 5), (50, 60), (100, 400)]] + \
+             [(largest_online_points, online_seconds, ONLINE_BUDGET_SECONDS, args)
+              for args in [(5, 1), (20, 10), (200, 30)]]
+
+
+@pytest.mark.parametrize("largest, seconds, budget, args", BOUNDARIES,
+                         ids=[f"{b[0].__name__}{b[3]}" for b in BOUNDARIES])
+def test_largest_points_is_the_boundary_of_the_budget(largest, seconds, budget, args):
+    fits = largest(*args)
+    assert seconds(fits, *args) <= budget
+    assert seconds(fits + 1, *args) > budget
 
 
 def test_check_sweep_cost_refuses_with_the_largest_size_that_fits():
@@ -168,13 +177,6 @@ def test_check_sweep_cost_refuses_with_the_largest_size_that_fits():
     check_sweep_cost(fits, 100, 150)  # fits: no error
     with pytest.raises(InputError, match=f"at most {int(fits / 0.6):,} points"):
         check_sweep_cost(6_000, 100, 150, train_fraction=0.6)
-
-
-@pytest.mark.parametrize("batch,n_trees", [(5, 1), (20, 10), (200, 30)])
-def test_largest_online_points_is_the_boundary_of_the_budget(batch, n_trees):
-    fits = largest_online_points(batch, n_trees)
-    assert online_seconds(fits, batch, n_trees) <= ONLINE_BUDGET_SECONDS
-    assert online_seconds(fits + 1, batch, n_trees) > ONLINE_BUDGET_SECONDS
 
 
 def test_check_online_cost_passes_the_default_and_refuses_the_largest_setting():

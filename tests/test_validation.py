@@ -22,7 +22,7 @@ from mondrian_core import InputError, kernel
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputTypeError
 from mondrian_core.experiments.kernel_convergence import cumulative_kernels, kernel_error_curves
-from tests.test_bad_input import assert_actionable
+from tests.support import assert_actionable
 
 RNG = np.random.default_rng(0)
 X = RNG.random((30, 2)).astype(np.float32).astype(np.float64)  # exact in float32 too

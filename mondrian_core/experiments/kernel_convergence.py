@@ -10,6 +10,10 @@
 * :func:`laplace_link_pairs` - the Mondrian-Laplace link: for pairs of points,
   the fraction of trees that put them in one cell against
   ``exp(-lifetime ||x - x'||_1)``.
+* :func:`uniform_error_curves` - Proposition 2: the largest error over a grid
+  covering the unit square, against the number of trees, over independent draws.
+* :func:`feature_variances` - why Fourier features are worse per non-zero
+  feature: the variance of one tree's and one frequency's kernel estimate.
 
 All take ``random_state`` and an optional ``progress(fraction, text)`` callback.
 For each repetition the largest number of trees / grids / frequencies is drawn
@@ -34,6 +38,7 @@ from mondrian_core._validation import (
     check_target,
 )
 from mondrian_core.errors import InputError
+from mondrian_core.experiments.grids import plane_grid
 from mondrian_core.kernel import (
     MondrianFeatures,
     RandomBinningFeatures,
@@ -53,6 +58,10 @@ __all__ = [
     "kernel_slice",
     "serpentine_order",
     "feature_counts",
+    "uniform_error_curves",
+    "FeatureVariances",
+    "feature_variances",
+    "kernel_matrices",
 ]
 
 #: The three feature maps, in the order of the paper's legends.
@@ -460,6 +469,147 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
                        n_test=X_test.shape[0])
 
 
+#: Largest grid side of :func:`uniform_error_curves` (its N^2 points stay within
+#: :data:`MAX_POINTS_ERROR`).
+MAX_GRID_SIDE = 31
+
+
+def uniform_error_curves(lifetime, counts, n_grid=16, n_draws=10, random_state=None,
+                         progress=None) -> KernelErrorCurves:
+    """Compute the largest Mondrian-kernel error over a grid covering the unit square.
+
+    Proposition 2 of Balog et al. (2016) bounds ``sup |k_M(x, x') - k(x, x')|`` over a
+    bounded domain: the probability that it exceeds any delta > 0 vanishes as the
+    number of trees ``M`` grows. The supremum over the whole square is approximated
+    here by the maximum over all pairs of an ``n_grid x n_grid`` grid (corners
+    included), for each count and each of ``n_draws`` independent sets of trees.
+
+    Parameters
+    ----------
+    lifetime : float > 0
+        The Mondrian lifetime and Laplace kernel's inverse width.
+    counts : sequence of int
+        Numbers of trees ``M`` (nested within one draw, as in Figure 5).
+    n_grid : int, default=16
+        Grid points per side, 2 to :data:`MAX_GRID_SIDE`.
+    n_draws : int, default=10
+        Independent draws of the trees (>= 2, so that their spread is known).
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    progress : callable, optional
+        Called as ``progress(fraction, text)`` after each draw.
+
+    Returns
+    -------
+    KernelErrorCurves
+        The Mondrian kernel's errors only, of shape (n_draws, len(counts)); its
+        ``n_points`` is the number of grid points.
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 3.2, Proposition 2 (proof in the supplement, sec. A).
+    """
+    n_grid = check_count(n_grid, "n_grid", minimum=2, maximum=MAX_GRID_SIDE)
+    n_draws = check_count(n_draws, "n_draws", minimum=2)
+    _, _, grid = plane_grid([0.0, 0.0], [1.0, 1.0], n_grid)
+    return kernel_error_curves(grid, lifetime, counts, n_draws, methods=METHODS[:1],
+                               random_state=random_state, progress=progress)
+
+
+@dataclass(frozen=True)
+class FeatureVariances:
+    """Variance of one member's kernel estimate, averaged over pairs of points.
+
+    Made by :func:`feature_variances`.
+
+    Parameters
+    ----------
+    tree : float
+        One Mondrian tree (or binning grid): its estimate is 1 or 0, variance
+        ``k (1 - k)``.
+    fourier : float
+        One random Fourier feature ``2 cos(w.x + b) cos(w.x' + b)``, which ranges
+        over [-2, 2] for every pair: variance ``1 - k^2 / 2`` for the Laplace kernel.
+    fraction_far : float
+        The fraction of pairs with ``k < 0.01``, where a tree's estimate is almost
+        always exactly 0.
+    n_pairs : int
+        The number of pairs (i < j).
+    """
+
+    tree: float
+    fourier: float
+    fraction_far: float
+    n_pairs: int
+
+    def rms_error(self, n_members) -> tuple[float, float]:
+        """Return the RMS error over pairs of an ``n_members`` average.
+
+        Each member is independent and unbiased, so the variance of the average is
+        the member's divided by ``n_members``.
+
+        Parameters
+        ----------
+        n_members : int
+            Trees (or frequencies) averaged, at least 1.
+
+        Returns
+        -------
+        tuple of float
+            The RMS error of the tree average and of the Fourier average.
+
+        Raises
+        ------
+        InputError
+            If ``n_members`` is not a positive integer.
+        """
+        m = check_count(n_members, "n_members")
+        return float(np.sqrt(self.tree / m)), float(np.sqrt(self.fourier / m))
+
+
+def feature_variances(K) -> FeatureVariances:
+    """Return the variances of one tree's and one Fourier feature's kernel estimate.
+
+    For a pair with Laplace kernel ``k = exp(-lambda ||x - x'||_1)``: a Mondrian tree
+    puts the pair in one cell with probability ``k`` (Balog et al. 2016, sec. 3.2), so
+    its 0/1 estimate has variance ``k (1 - k)``. A Fourier feature's estimate
+    ``2 cos(a) cos(b) = cos(w.(x - x')) + cos(w.(x + x') + 2 b_0)`` has mean ``k`` and
+    second moment ``(1 + k(2 delta)) / 2 + 1/2``; for the Laplace kernel
+    ``k(2 delta) = k^2``, so its variance is ``1 - k^2 / 2``, at least 1/2 for every
+    pair (Rahimi and Recht 2007 for the features).
+
+    Parameters
+    ----------
+    K : array-like of shape (N, N)
+        The Laplace kernel matrix of the points (symmetric, entries in [0, 1]).
+
+    Returns
+    -------
+    FeatureVariances
+        The variances averaged over the pairs i < j.
+
+    Raises
+    ------
+    InputError
+        If ``K`` is not a square matrix of at least 2 x 2 with entries in [0, 1].
+    """
+    K = check_points(K, "K", min_samples=2)
+    if K.shape[0] != K.shape[1]:
+        raise InputError(f"K has shape {K.shape}; pass the square N x N Laplace kernel matrix.")
+    if not np.all((K >= 0) & (K <= 1)):
+        raise InputError("The Laplace kernel's entries lie in [0, 1]; pass its matrix.")
+    k = K[np.triu_indices(K.shape[0], k=1)]
+    return FeatureVariances(tree=float(np.mean(k * (1 - k))),
+                            fourier=float(np.mean(1 - k ** 2 / 2)),
+                            fraction_far=float(np.mean(k < 0.01)), n_pairs=int(k.size))
+
+
 def laplace_link_pairs(X, lifetime, n_trees, n_pairs=300, random_state=None):
     """Compare the fraction of trees sharing a cell with ``exp(-lifetime ||x - x'||_1)``.
 
@@ -589,3 +739,34 @@ def serpentine_order(X, n_strips=None) -> np.ndarray:
                        n_strips - 1)
     second = np.where(strip % 2 == 0, X[:, 1], -X[:, 1])
     return np.lexsort((second, strip))
+
+
+def kernel_matrices(X, lifetime: float, n_trees: int, random_state=None):
+    """Return the Laplace and Mondrian kernel matrices of ``X`` and an order to show them.
+
+    The kernel-convergence page's heat maps: the Mondrian kernel of ``n_trees`` trees
+    beside its limit, in :func:`serpentine_order`.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points.
+    lifetime : float
+        The lifetime, the Laplace kernel's inverse width.
+    n_trees : int
+        Mondrian trees averaged by the Mondrian kernel.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        Seeds the Mondrian trees.
+
+    Returns
+    -------
+    laplace : ndarray of shape (N, N)
+        ``exp(-lifetime ||x - x'||_1)``.
+    mondrian : ndarray of shape (N, N)
+        The fraction of the trees that put each pair in one cell.
+    order : ndarray of int, shape (N,)
+        :func:`serpentine_order` of the points.
+    """
+    laplace = laplace_kernel(X, lifetime=lifetime)
+    mondrian = MondrianFeatures(lifetime, n_trees, random_state=random_state).fit(X).kernel(X)
+    return laplace, mondrian, serpentine_order(X)

@@ -1,8 +1,8 @@
 """Figures of the kernel-convergence page (pure functions returning plotly figures).
 
 They mirror Balog et al. 2016, *The Mondrian Kernel*: the Laplace link
-(Section 3), Figure 5 (kernel error vs non-zero features) and Figure 6 (test
-RMSE vs non-zero features).
+(Section 3), Proposition 2 (uniform convergence, Section 3.2), Figure 5 (kernel
+error vs non-zero features) and Figure 6 (test RMSE vs non-zero features).
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ __all__ = [
     "kernel_slice_figure",
     "laplace_link_figure",
     "kernel_error_figure",
+    "uniform_error_figure",
     "ridge_rmse_figure",
 ]
 
@@ -286,6 +287,45 @@ def kernel_error_figure(curves, *, height=460) -> go.Figure:
     n_rep = curves.errors[first].shape[0]
     return styled(fig, title=(f"Kernel error (N = {curves.n_points}, λ = {curves.lifetime:g}; "
                               f"mean ± s.d., {n_rep} repetitions)"), height=height)
+
+
+def uniform_error_figure(curves, *, height=420) -> go.Figure:
+    """Draw Proposition 2: the largest error over a grid of the square against ``M``.
+
+    Figure 5's layout (log-log, mean ± s.d. over the draws, a 1/sqrt(M) reference
+    through the last mean), plus each draw as a thin line, so the spread between draws
+    shows as well as their mean.
+
+    Parameters
+    ----------
+    curves : KernelErrorCurves
+        From :func:`~mondrian_core.experiments.kernel_convergence.uniform_error_curves`.
+    height : int, default=420
+        The figure's height in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The styled figure.
+
+    References
+    ----------
+    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
+    UAI, sec. 3.2, Proposition 2.
+    """
+    fig = kernel_error_figure(curves, height=height)
+    errors = next(iter(curves.errors.values()))
+    for r, row in enumerate(errors):
+        fig.add_trace(go.Scatter(x=curves.counts, y=row, mode="lines", name="one draw",
+                                 legendgroup="draws", showlegend=r == 0,
+                                 line=dict(color=SERIES[0], width=0.6), opacity=0.35,
+                                 hoverinfo="skip"))
+    side = int(round(np.sqrt(curves.n_points)))
+    fig.update_xaxes(title_text="Mondrian trees M")
+    fig.update_yaxes(title_text="max |k_M − k| over the grid's pairs")
+    return styled(fig, title=(f"Uniform convergence: {side} × {side} grid, "
+                              f"λ = {curves.lifetime:g}, {errors.shape[0]} draws"),
+                  height=height)
 
 
 def ridge_rmse_figure(curves, *, dataset_name="", height=500) -> go.Figure:

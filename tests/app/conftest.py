@@ -1,22 +1,12 @@
-"""AppTest helpers: run a page of the app headlessly (no browser)."""
+"""AppTest fixtures (the helpers are in :mod:`tests.support`)."""
 from __future__ import annotations
 
-from pathlib import Path
+import pytest
 
-from streamlit.testing.v1 import AppTest
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support import use_tiny_figure8
 
 
-def run_page(relative_path: str, *, query: dict | None = None, timeout: float = 60) -> AppTest:
-    """Run ``pages/<file>.py`` (or ``app.py``) as Streamlit would, and return the AppTest."""
-    at = AppTest.from_file(str(ROOT / relative_path), default_timeout=timeout)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def assert_clean(at: AppTest) -> None:
-    """The run raised nothing and showed no error box."""
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+@pytest.fixture
+def tiny_figure8(monkeypatch):
+    """The Lifetime sweep page with a tiny Figure 8 at scale, already computed."""
+    use_tiny_figure8(monkeypatch)

@@ -15,8 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from streamlit.testing.v1 import AppTest
 
 from mondrian_core import datasets as ds
-from tests.app.conftest import assert_clean, run_page
-from tests.test_bad_input import ACTIONS, BAD_CSVS, malformed_csv
+from tests.support import ACTIONS, BAD_CSVS, assert_clean, malformed_csv, run_page
 
 
 def picker_script():

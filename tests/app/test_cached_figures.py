@@ -14,17 +14,16 @@ import numpy as np
 import pytest
 
 import explorer_ui.figure_cache as figure_cache
-from tests.app.conftest import assert_clean, run_page
+from explorer_ui.navigation import VIEWS
+from tests.support import assert_clean, chart_specs, run_page
 
-PAGES = ["pages/mondrian_process.py", "pages/kernel_convergence.py",
-         "pages/lifetime_sweep.py", "pages/lifetime_posterior.py", "pages/partition_gp.py",
-         "pages/kernel_vs_forest.py", "pages/online_forest.py"]
+PAGES = [view.path for view in VIEWS]
 F32_ROUNDING = 2.0 ** -24
 
 
 def _specs(at):
     assert_clean(at)
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return [json.loads(spec) for spec in chart_specs(at)]
 
 
 def _array(node):

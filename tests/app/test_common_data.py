@@ -5,8 +5,17 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer_ui.data import PLANE_KINDS, REGRESSION_KINDS, SOURCE_LABELS
-from tests.app.conftest import assert_clean
+from explorer_ui.data import (
+    PLANE_KINDS,
+    REGRESSION_KINDS,
+    SOURCE_LABELS,
+    SPLITS,
+    SYNTHETIC,
+    data_key,
+    split,
+)
+from mondrian_core import datasets as ds
+from tests.support import assert_clean
 
 
 def picker_script():
@@ -96,3 +105,49 @@ def test_link_beyond_the_exact_2d_limit_falls_back_to_the_default():
 
 def test_kind_groups_are_known_sources():
     assert set(REGRESSION_KINDS) <= set(SOURCE_LABELS) and set(PLANE_KINDS) <= set(SOURCE_LABELS)
+
+
+# ---------------------------------------------------------------- the pages' one split
+
+
+@pytest.mark.parametrize("purpose", list(SPLITS))
+def test_split_follows_its_purpose_fractions_and_the_seed(purpose):
+    data = ds.toy_jumps_1d(101, random_state=0)
+    parts = split(data, purpose, seed=3)
+    fractions = SPLITS[purpose]
+    assert len(parts) == len(fractions) and sum(p.n_samples for p in parts) == 101
+    for part, fraction in zip(parts[1:], fractions[1:]):
+        assert part.n_samples == round(fraction * 101)
+    assert np.array_equal(np.sort(np.concatenate([p.X[:, 0] for p in parts])),
+                          np.sort(data.X[:, 0]))  # every row once
+    again = split(data, purpose, seed=3)
+    assert all(np.array_equal(a.X, b.X) for a, b in zip(parts, again))
+    other = split(data, purpose, seed=4)
+    assert not np.array_equal(parts[0].X, other[0].X)
+    # the same split as the core's function with those fractions
+    core = ds.train_val_test_split(data, fractions, random_state=3)
+    assert all(np.array_equal(a.y, b.y) for a, b in zip(parts, core))
+
+
+def test_split_with_max_points_splits_a_seeded_subset():
+    data = ds.toy_jumps_1d(500, random_state=0)
+    train, test = split(data, "compare", seed=1, max_points=200)
+    assert (train.n_samples, test.n_samples) == (160, 40)
+    rows = {float(x) for x in data.X[:, 0]}
+    assert {float(x) for x in np.concatenate([train.X[:, 0], test.X[:, 0]])} <= rows
+    small = ds.toy_jumps_1d(100, random_state=0)
+    assert split(small, "compare", 1, max_points=200)[0].n_samples == 80  # all rows
+
+
+def test_data_key_tells_apart_two_sets_of_one_name_and_shape():
+    a = ds.toy_jumps_1d(50, random_state=0)
+    b = ds.toy_jumps_1d(50, random_state=1)
+    assert a.name == b.name and data_key(a) != data_key(b)
+    assert data_key(a) == data_key(ds.toy_jumps_1d(50, random_state=0))
+
+
+def test_the_picker_starts_from_the_synthetic_defaults():
+    at = start({"data_src": "moons"})
+    assert_clean(at)
+    assert f"shape=({SYNTHETIC['moons'].n}, 2)" in shown(at)
+    assert at.sidebar.slider(key="data_moons_n").max == SYNTHETIC["moons"].max_n

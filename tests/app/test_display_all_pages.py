@@ -7,15 +7,17 @@ import json
 import plotly.graph_objects as go
 import pytest
 
+from explorer_ui.navigation import VIEWS
 from mondrian_core.figures.theme import MIN_FONT, PROJECTOR_FONT, font_sizes
-from tests.app.conftest import assert_clean, run_page
-from tests.app.test_url_state import PAGES
+from tests.support import assert_clean, run_page, small
+
+PAGES = [view.path for view in VIEWS]
 
 
-@pytest.mark.parametrize("page", list(PAGES))
+@pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("projector", [False, True], ids=["normal", "projector"])
 def test_every_chart_has_readable_text(page, projector):
-    query = dict(PAGES[page])
+    query = small(page)
     if projector:
         query["projector"] = "1"
     at = run_page(page, query=query, timeout=240)

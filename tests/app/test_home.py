@@ -1,6 +1,6 @@
 from explorer_ui.navigation import VIEWS
 from explorer_ui.thumbnails import thumbnail_path
-from tests.app.conftest import assert_clean, run_page
+from tests.support import assert_clean, run_page
 
 STEMS = [view.path.removeprefix("pages/").removesuffix(".py") for view in VIEWS]
 

@@ -1,13 +1,9 @@
 """AppTest: the kernel-vs-forest page runs, its widgets move, its tour and its
 predict-then-reveal question work."""
-from tests.app.conftest import assert_clean, run_page
+from tests.support import assert_clean, run_page, small
 
 PAGE = "pages/kernel_vs_forest.py"
-SMALL = {"trees": "5", "nlam": "5", "terminal": "1.0"}
-
-
-def _specs(at):
-    return [c.proto.spec for c in at.get("plotly_chart")]
+SMALL = small(PAGE)
 
 
 def _reveal(at):
@@ -25,15 +21,6 @@ def test_runs_with_defaults():
     assert at.sidebar.number_input(key="seed") is not None
     assert at.sidebar.slider(key="trees") is not None
     assert at.sidebar.select_slider(key="lam") is not None
-
-
-def test_predict_then_reveal_draws_the_weights():
-    at = run_page(PAGE, query=SMALL)
-    at.radio(key="guess__kvf_weights").set_value("The kernel's (joint fit)").run()
-    _reveal(at)
-    assert len(at.get("plotly_chart")) == 2
-    assert "number of weights" in _specs(at)[1]
-    assert any("Right." in m.value for m in at.markdown)
 
 
 def test_every_widget_moves():
@@ -62,32 +49,3 @@ def test_weights_lifetime_follows_the_curve_grid():
     at.number_input(key="terminal").set_value(0.5).run()
     assert_clean(at)
     assert float(at.select_slider(key="lam").value) <= 0.5
-
-
-def test_tour_steps_draw_different_charts_and_a_link_redraws_the_same():
-    one = run_page(PAGE, query={"tour": "1"})
-    two = run_page(PAGE, query={"tour": "2"})
-    assert_clean(one)
-    assert_clean(two)
-    assert _specs(one) != _specs(two)
-    assert two.number_input(key="noise").value == 0.1
-    again = run_page(PAGE, query={"tour": "2"})
-    assert _specs(again) == _specs(two)
-
-
-def test_every_tour_step_runs():
-    for n in range(1, 6):
-        at = run_page(PAGE, query={"tour": str(n)})
-        assert_clean(at)
-        assert at.query_params["tour"] == str(n)
-
-
-def test_next_moves_along_the_tour_and_a_widget_leaves_it():
-    at = run_page(PAGE, query={"tour": "1"})
-    at.button(key="tour__next").click().run()
-    assert_clean(at)
-    assert at.query_params["tour"] == "2"
-    assert at.number_input(key="noise").value == 0.1
-    at.slider(key="trees").set_value(10).run()
-    assert_clean(at)
-    assert "tour" not in at.query_params

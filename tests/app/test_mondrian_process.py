@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer_ui import defaults_mondrian_process as D
-from tests.app.conftest import ROOT, assert_clean, run_page
+from tests.support import ROOT, assert_clean, run_page
 
 PAGE = "pages/mondrian_process.py"
 
@@ -14,10 +14,6 @@ PAGE = "pages/mondrian_process.py"
 def _figure_json(at: AppTest, n: int = 0) -> str:
     charts = at.get("plotly_chart")
     return charts[n].proto.spec
-
-
-def _specs(at: AppTest) -> list[str]:
-    return [c.proto.spec for c in at.get("plotly_chart")]
 
 
 @pytest.fixture(scope="module")
@@ -183,42 +179,3 @@ def test_hostile_links_fall_back_without_errors(query):
 
 
 # ----------------------------------------------------------------- tour and question
-
-
-def test_tour_steps_draw_different_charts_and_the_same_link_twice_the_same():
-    one, two = run_page(PAGE, query={"tour": "1"}), run_page(PAGE, query={"tour": "2"})
-    assert_clean(one)
-    assert_clean(two)
-    assert _specs(one) != _specs(two)
-    assert _specs(one) == _specs(run_page(PAGE, query={"tour": "1"}))
-    assert one.slider(key="time").value == 0.5
-
-
-@pytest.mark.parametrize("step", [3, 4, 5])
-def test_every_tour_step_runs(step):
-    at = run_page(PAGE, query={"tour": str(step)})
-    assert_clean(at)
-    assert at.query_params["tour"] == str(step)
-    assert len(at.get("plotly_chart")) == 1
-
-
-def test_next_moves_the_tour_and_a_widget_leaves_it():
-    at = run_page(PAGE, query={"tour": "1"})
-    at.button(key="tour__next").click().run()
-    assert_clean(at)
-    assert at.query_params["tour"] == "2"
-    assert at.slider(key="time").value == D.LIFETIME  # step 2: the whole lifetime
-    at.slider(key="lifetime").set_value(4.0).run()
-    assert_clean(at)
-    assert "tour" not in at.query_params
-
-
-def test_predict_then_reveal_draws_the_cell_counts():
-    at = run_page(PAGE)
-    assert len(at.get("plotly_chart")) == 1
-    at.button(key="reveal_button__double_lifetime").click().run()
-    assert_clean(at)
-    charts = _specs(at)
-    assert len(charts) == 2
-    assert "Cells of 1,000 Mondrians" in charts[1]
-    assert any("Answer: fewer than 4 times" in m.value for m in at.markdown)

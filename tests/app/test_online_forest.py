@@ -1,16 +1,11 @@
 """AppTest: the online Mondrian forest page runs, every widget moves without errors, the
 tour's links draw fixed charts, and the prediction question reveals its chart."""
-from explorer_ui import defaults_online_forest as D
-from tests.app.conftest import assert_clean, run_page
+from tests.support import assert_clean, run_page, small
 
 PAGE = "pages/online_forest.py"
-SMALL = {"data_moons_n": "140", "batch": "25", "trees": "3"}
+SMALL = small(PAGE)
 #: before the question is answered: tree, kernel-vs-forest stream, scores, operations
 N_CHARTS = 4
-
-
-def _specs(at):
-    return [c.proto.spec for c in at.get("plotly_chart")]
 
 
 def test_runs_with_defaults():
@@ -56,47 +51,6 @@ def test_step_clamped_when_batches_shrink():
     at.slider(key="batch").set_value(50).run()   # 2 batches now
     assert_clean(at)
     assert at.slider(key="step").value <= 2
-
-
-def test_tour_links_draw_fixed_and_different_charts():
-    one, two = run_page(PAGE, query={"tour": "1"}), run_page(PAGE, query={"tour": "2"})
-    assert_clean(one)
-    assert_clean(two)
-    assert _specs(one) != _specs(two)
-    assert one.slider(key="step").value == 1 and two.slider(key="step").value == D.TOUR_STEP
-    again = run_page(PAGE, query={"tour": "1"})
-    assert _specs(again) == _specs(one)
-
-
-def test_next_moves_the_tour_and_a_widget_leaves_it():
-    at = run_page(PAGE, query={"tour": "1"})
-    at.button(key="tour__next").click().run()
-    assert_clean(at)
-    assert at.query_params["tour"] == "2"
-    assert at.slider(key="step").value == D.TOUR_STEP
-    at.slider(key="trees").set_value(4).run()
-    assert_clean(at)
-    assert "tour" not in at.query_params
-
-
-def test_every_tour_step_runs():
-    for n in range(1, 6):
-        at = run_page(PAGE, query={"tour": str(n)})
-        assert_clean(at)
-        assert at.query_params["tour"] == str(n)
-        assert len(at.get("plotly_chart")) == N_CHARTS
-
-
-def test_prediction_reveals_the_uncertainty_maps():
-    at = run_page(PAGE, query=SMALL)
-    assert len(at.get("plotly_chart")) == N_CHARTS
-    at.radio(key="guess__far").set_value("More uncertain the farther away").run()
-    at.button(key="reveal_button__far").click().run()
-    assert_clean(at)
-    charts = at.get("plotly_chart")
-    assert len(charts) == N_CHARTS + 1
-    assert "Standard deviation of the prediction" in charts[-1].proto.spec
-    assert any("Right." in m.value for m in at.markdown)
 
 
 def test_a_too_slow_kernel_stream_is_a_warning_and_the_rest_runs():

@@ -1,12 +1,8 @@
 """AppTest: the Partition-kernel GPs page runs, every widget moves without errors, and its
 tour and predict-then-reveal question work."""
-from tests.app.conftest import assert_clean, run_page
+from tests.support import assert_clean, run_page
 
 PAGE = "pages/partition_gp.py"
-
-
-def _specs(at):
-    return [c.proto.spec for c in at.get("plotly_chart")]
 
 
 def _reveal(at):
@@ -26,15 +22,6 @@ def test_page_runs_with_defaults():
     assert at.sidebar.selectbox(key="real_src") is not None
     assert at.sidebar.number_input(key="seed") is not None
     assert any("Distance of each posterior mean" in m.value for m in at.markdown)
-
-
-def test_predict_then_reveal_draws_the_cg_chart():
-    at = run_page(PAGE)
-    at.radio(key="guess__pgp_cg").set_value("fewer iterations").run()
-    _reveal(at)
-    assert len(at.get("plotly_chart")) == 4
-    assert "preconditioner B" in _specs(at)[1]
-    assert any("Right." in m.value for m in at.markdown)
 
 
 def test_every_widget_moves():
@@ -78,32 +65,3 @@ def test_figure5_curves_on_demand():
     assert len(charts) == 4
     spec = charts[-1].proto.spec
     assert "Random Forest kernel" in spec and "Fast Cluster kernel" in spec
-
-
-def test_tour_steps_draw_different_charts_and_a_link_redraws_the_same():
-    one = run_page(PAGE, query={"tour": "1"})
-    two = run_page(PAGE, query={"tour": "2"})
-    assert_clean(one)
-    assert_clean(two)
-    assert _specs(one) != _specs(two)
-    assert two.slider(key="h").value == 1
-    again = run_page(PAGE, query={"tour": "2"})
-    assert _specs(again) == _specs(two)
-
-
-def test_every_tour_step_runs():
-    for n in range(1, 6):
-        at = run_page(PAGE, query={"tour": str(n)})
-        assert_clean(at)
-        assert at.query_params["tour"] == str(n)
-
-
-def test_next_moves_along_the_tour_and_a_widget_leaves_it():
-    at = run_page(PAGE, query={"tour": "1"})
-    at.button(key="tour__next").click().run()
-    assert_clean(at)
-    assert at.query_params["tour"] == "2"
-    assert at.slider(key="h").value == 1
-    at.slider(key="m").set_value(50).run()
-    assert_clean(at)
-    assert "tour" not in at.query_params

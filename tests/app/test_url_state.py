@@ -4,47 +4,26 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app import (
-    test_amf,
-    test_kernel_convergence,
-    test_kernel_vs_forest,
-    test_lifetime_posterior,
-    test_lifetime_sweep,
-    test_online_forest,
-)
-from tests.app.conftest import assert_clean, run_page
+from explorer_ui.navigation import VIEWS
+from tests.support import assert_clean, chart_specs, run_page, small
 
-#: page -> query values that keep its AppTest runs small (left out of the hostile run)
-PAGES = {
-    "pages/mondrian_process.py": {},
-    "pages/kernel_convergence.py": test_kernel_convergence.SMALL,
-    "pages/lifetime_sweep.py": test_lifetime_sweep.SMALL,
-    "pages/lifetime_posterior.py": test_lifetime_posterior.SMALL,
-    "pages/partition_gp.py": {},
-    "pages/kernel_vs_forest.py": test_kernel_vs_forest.SMALL,
-    "pages/online_forest.py": test_online_forest.SMALL,
-    "pages/amf.py": test_amf.SMALL,
-}
+PAGES = [view.path for view in VIEWS]
 
 #: values a hand-edited or malicious link may carry; none is valid for any parameter
 HOSTILE = ["nan", "inf", "-1e308", "<script>alert(1)</script>", "1~2~3", "9" * 400, "",
            "-inf", "0x1f", "None"]
 
 
-def _charts(at) -> list[str]:
-    return [chart.proto.spec for chart in at.get("plotly_chart")]
-
-
 @pytest.mark.parametrize("page", list(PAGES))
 def test_hostile_link_values_fall_back_to_defaults_with_a_notice(page):
-    small = PAGES[page]
-    clean = run_page(page, query=small, timeout=180)
+    small_query = small(page)  # its values are left out of the hostile run
+    clean = run_page(page, query=small_query, timeout=180)
     assert_clean(clean)
-    keys = sorted(k for k in clean.query_params if k not in small)
+    keys = sorted(k for k in clean.query_params if k not in small_query)
     assert keys, "the page keeps no parameter in its URL"
     junk = {k: HOSTILE[i % len(HOSTILE)] for i, k in enumerate(keys)}
 
-    at = run_page(page, query={**small, **junk}, timeout=180)
+    at = run_page(page, query={**small_query, **junk}, timeout=180)
 
     assert_clean(at)
     notices = " ".join(toast.value for toast in at.toast)
@@ -52,14 +31,14 @@ def test_hostile_link_values_fall_back_to_defaults_with_a_notice(page):
         assert f"value {key}=" in notices, (key, notices)
         assert at.query_params[key] == clean.query_params[key], key
     # the same picture as a clean link, and nothing of the link echoed raw into the page
-    assert _charts(at) == _charts(clean)
+    assert chart_specs(at) == chart_specs(clean)
     assert "<script>" not in " ".join(m.value for m in at.markdown)
 
 
 def test_a_link_reopens_the_same_view():
     """Non-default values set through widgets, then the URL they leave, reopen that view."""
     page = "pages/kernel_vs_forest.py"
-    at = run_page(page, query=PAGES[page])
+    at = run_page(page, query=small(page))
     at.slider(key="nlam").set_value(7).run()
     at.number_input(key="seed").set_value(12).run()
     assert_clean(at)
@@ -68,4 +47,4 @@ def test_a_link_reopens_the_same_view():
     again = run_page(page, query=link)
     assert_clean(again)
     assert {k: again.query_params[k] for k in again.query_params} == link
-    assert _charts(again) == _charts(at)
+    assert chart_specs(again) == chart_specs(at)

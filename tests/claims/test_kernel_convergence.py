@@ -12,15 +12,23 @@ from scipy import stats
 from explorer_ui import defaults_kernel_convergence as D
 from mondrian_core import datasets as ds
 from mondrian_core._validation import check_random_state
+from mondrian_core.errors import InputError
 from mondrian_core.experiments.kernel_convergence import (
     METHODS,
     cumulative_kernels,
     feature_counts,
+    feature_variances,
     kernel_error_curves,
     ridge_rmse_curves,
+    uniform_error_curves,
 )
 from mondrian_core.figures.kernel import kernel_heatmaps_figure
-from mondrian_core.kernel import MondrianFeatures, laplace_kernel
+from mondrian_core.kernel import (
+    MondrianFeatures,
+    RandomFourierFeatures,
+    block_one_hot_columns,
+    laplace_kernel,
+)
 
 MONDRIAN = METHODS[0]
 #: Two-sided 1-in-100 quantile of Student's t with (repetitions - 1) degrees of freedom
@@ -164,3 +172,127 @@ def test_fourier_features_are_worst_at_m_10_on_figure_6():
     for method in METHODS[:2]:
         assert curves.mean(rff)[at10] > curves.mean(method)[at10], method
     assert abs(curves.mean(rff)[at10] - curves.baseline_rmse) <= 2 * curves.std(rff)[at10]
+
+
+# ----------------------------------------------------------------- over ten seeds
+
+#: Two-sided 1-in-100 t quantile for the mean of ten seeds (or draws).
+T10 = stats.t.ppf(1 - 0.01 / 2, 9)
+
+
+def _two_digits(x: float) -> float:
+    return float(f"{x:.2g}")
+
+
+def _page_difference(seed, lifetime, n_trees):
+    """The main chart's largest |Mondrian - Laplace| at a seed, drawn as the page draws
+    it (points from the seed, trees from seed + SEED_OFFSET_TREES)."""
+    X = ds.uniform_box(D.N_POINTS, random_state=seed).X
+    Km = MondrianFeatures(lifetime, n_trees,
+                          random_state=seed + D.SEED_OFFSET_TREES).fit(X).kernel(X)
+    return np.abs(Km - laplace_kernel(X, lifetime=lifetime)).max()
+
+
+@pytest.fixture(scope="module")
+def differences():
+    return {key: np.array([_page_difference(s, *key) for s in D.MEASURED_SEEDS])
+            for key in D.MAX_DIFFERENCE}
+
+
+def test_the_tours_numbers_are_the_seeds_mean_and_spread(differences):
+    """The tour quotes MAX_DIFFERENCE: the mean and s.d. over the seeds, to two digits."""
+    assert len(D.MEASURED_SEEDS) >= 10
+    for key, (mean, sd) in D.MAX_DIFFERENCE.items():
+        values = differences[key]
+        assert _two_digits(values.mean()) == mean, (key, values.mean())
+        assert _two_digits(values.std(ddof=1)) == sd, (key, values.std(ddof=1))
+
+
+def test_from_50_to_500_trees_the_largest_difference_falls_like_one_over_sqrt_m(differences):
+    """Tour step 3: the per-seed log ratio of the largest difference at M = 50 and 500
+    has a mean within T10 standard errors of log sqrt(10) (the 1/sqrt(M) rate)."""
+    logs = np.log(differences[(10.0, 50)] / differences[(10.0, 500)])
+    se = logs.std(ddof=1) / np.sqrt(logs.size)
+    assert abs(logs.mean() - 0.5 * np.log(10)) <= T10 * se, (np.exp(logs), se)
+    assert (logs > 0).all()  # and it falls at every seed
+
+
+@pytest.fixture(scope="module")
+def uniform_curves():
+    return uniform_error_curves(D.LIFETIME, feature_counts(D.UNIFORM_M_MAX), n_grid=D.GRID_SIDE,
+                                n_draws=D.UNIFORM_DRAWS,
+                                random_state=D.SEED + D.SEED_OFFSET_UNIFORM)
+
+
+def test_proposition_2_the_largest_error_over_the_grid_falls_like_one_over_sqrt_m(
+        uniform_curves):
+    """The uniform-convergence chart at its defaults: the largest error over the grid's
+    pairs falls at every step of M from 10 on (mean of the draws), and from M = 10 to
+    M = 500 by sqrt(50): the per-draw log ratio's mean lies within T10 standard errors
+    of log sqrt(50), i.e. sqrt(M) times the error stays level."""
+    assert D.UNIFORM_DRAWS >= 10
+    counts = uniform_curves.counts
+    errors = uniform_curves.errors[MONDRIAN]
+    assert uniform_curves.n_points == D.GRID_SIDE ** 2
+    at10 = int(np.flatnonzero(counts == 10)[0])
+    assert (np.diff(errors.mean(axis=0)[at10:]) < 0).all()
+    logs = np.log(errors[:, at10] / errors[:, -1])
+    se = logs.std(ddof=1) / np.sqrt(logs.size)
+    assert abs(logs.mean() - 0.5 * np.log(counts[-1] / 10)) <= T10 * se, (np.exp(logs), se)
+
+
+def test_fourier_features_are_worst_at_m_10_over_ten_seeds():
+    """Claim 4 over the seeds: at M = 10 the largest error over all pairs of the page's
+    points is higher for random Fourier features than for the Mondrian kernel and for
+    random binning; the paired differences' mean exceeds T10 standard errors."""
+    gaps = {method: [] for method in METHODS[:2]}
+    for seed in D.MEASURED_SEEDS:
+        X = ds.uniform_box(D.N_POINTS, random_state=seed).X
+        curves = kernel_error_curves(X, D.LIFETIME, [10], 1,
+                                     random_state=seed + D.SEED_OFFSET_FIGURE5)
+        for method in gaps:
+            gaps[method].append(curves.errors[METHODS[2]][0, 0] - curves.errors[method][0, 0])
+    for method, values in gaps.items():
+        values = np.asarray(values)
+        assert values.mean() > T10 * values.std(ddof=1) / np.sqrt(values.size), (method, values)
+
+
+def _member_variances(X, seed, n_members=200):
+    """Per-pair variance of one member's kernel estimate, from n_members independent
+    members (the slow, obvious way), averaged over the pairs: (tree, Fourier)."""
+    iu, ju = np.triu_indices(X.shape[0], k=1)
+    cols = block_one_hot_columns(
+        MondrianFeatures(D.LIFETIME, n_members, random_state=seed).fit(X).transform(X))
+    tree = (cols[iu] == cols[ju]).astype(float)  # (pairs, members)
+    rff = RandomFourierFeatures(D.LIFETIME, n_members, random_state=seed).fit(X)
+    z = rff.transform(X) * np.sqrt(n_members / 2.0)  # cos(w.x + b), one column a member
+    fourier = 2 * z[iu] * z[ju]
+    return tree.var(axis=1, ddof=1).mean(), fourier.var(axis=1, ddof=1).mean()
+
+
+def test_the_expanders_variances_match_the_members_spread():
+    """feature_variances (k(1 - k) per tree, 1 - k^2/2 per Fourier feature) against the
+    spread of 200 independent members, at ten seeds on 40 of the page's kind of points:
+    each formula lies within T10 standard errors of the seeds' mean."""
+    measured, formula = [], []
+    for seed in D.MEASURED_SEEDS:
+        X = ds.uniform_box(40, random_state=seed).X
+        var = feature_variances(laplace_kernel(X, lifetime=D.LIFETIME))
+        measured.append(_member_variances(X, seed))
+        formula.append((var.tree, var.fourier))
+    measured, formula = np.asarray(measured), np.asarray(formula)
+    gap = measured - formula  # (seeds, [tree, Fourier])
+    se = gap.std(axis=0, ddof=1) / np.sqrt(gap.shape[0])
+    assert (np.abs(gap.mean(axis=0)) <= T10 * se).all(), (gap.mean(axis=0), se)
+    assert (formula[:, 1] >= 0.5).all() and (formula[:, 1] > 10 * formula[:, 0]).all()
+
+
+def test_the_new_recipes_say_what_to_change():
+    """feature_variances and uniform_error_curves refuse bad input with an InputError."""
+    for bad in (np.ones((2, 3)), 2 * np.eye(3), np.ones((1, 1))):
+        with pytest.raises(InputError):
+            feature_variances(bad)
+    with pytest.raises(InputError, match="n_grid"):
+        uniform_error_curves(D.LIFETIME, [1, 2], n_grid=1000)
+    with pytest.raises(InputError, match="n_draws"):
+        uniform_error_curves(D.LIFETIME, [1, 2], n_draws=1)

@@ -16,7 +16,7 @@ from mondrian_core import (
     projectivity_check,
     sample_mondrian_process,
 )
-from mondrian_core.process import forest_cell_counts
+from mondrian_core.process import forest_cell_counts, grow_forest
 
 BOX = ([0.0, 0.0], [D.WIDTH, D.HEIGHT])
 #: A check "passes" when its p-value is above this level (the page's captions say so).
@@ -59,7 +59,9 @@ def test_the_default_sample_is_close_to_the_expectation():
     sample = sample_mondrian_process(*BOX, D.LIFETIME, D.SEED)
     spread = _counts(D.LIFETIME, 4).std(ddof=1)
     assert abs(sample.n_cells - expected_cells(*BOX, D.LIFETIME)) <= spread
+    assert sample.n_cells == 17  # the number step 2 quotes for this seed
     first = sample.cut_times[0]
+    assert f"{first:.2f}" == "0.06"  # step 1 quotes the first cut's time
     assert first < 0.5 < sample.cut_times[1]  # step 1: one cut at t = 0.5
     assert sample.cut_dims[0] == 0  # ... and it is vertical (it cuts the width)
 
@@ -85,3 +87,55 @@ def test_the_projectivity_check_passes():
     for counts in (proj.restricted, proj.direct):
         se = counts.std(ddof=1) / np.sqrt(counts.size)
         assert abs(counts.mean() - proj.expected) <= Z * se
+
+
+# ----------------------------------------------------------------- over ten seeds
+
+#: The page's default seed and the nine after it.
+SEEDS = range(D.SEED, D.SEED + 10)
+
+
+def _at_most(n_tests: int, level: float = 0.001) -> int:
+    """The largest number of p-values below LEVEL, out of ``n_tests`` independent ones,
+    that a correct sampler exceeds with probability below ``level`` (binomial tail)."""
+    return int(stats.binom.ppf(1 - level, n_tests, LEVEL))
+
+
+def test_the_checks_pass_over_ten_seeds():
+    """The captions say a p-value far below 0.01 would mean a wrong sampler: over ten
+    seeds, the first-cut (time, dimension) and projectivity p-values fall below 0.01 no
+    more often than independent uniform p-values would (a binomial 1-in-1,000 tail)."""
+    lo, hi = D.SUB_FRACTION
+    pvalues = []
+    for seed in SEEDS:
+        check = first_cut_check(*BOX, D.LIFETIME, int(D.N_CLOCK), seed + 1)
+        proj = projectivity_check(*BOX, [lo * D.WIDTH, lo * D.HEIGHT],
+                                  [hi * D.WIDTH, hi * D.HEIGHT], D.LIFETIME, int(D.N_PROJ),
+                                  seed + 2)
+        pvalues += [check.ks_pvalue, check.dim_pvalue, proj.pvalue]
+    pvalues = np.asarray(pvalues)
+    assert np.isfinite(pvalues).all()
+    assert (pvalues < LEVEL).sum() <= _at_most(pvalues.size), pvalues
+
+
+def test_memorylessness_a_box_waits_the_same_whenever_it_was_born():
+    """The page's memorylessness: a box born at time b waits Exp(its linear dimension)
+    for its cut, whatever b (only the lifetime truncates the wait). For every cut box
+    of 200 Mondrians per seed, the wait's probability transform under that truncated
+    exponential is uniform, both for boxes born early (b < lambda / 3) and late;
+    each group's KS p-value falls below 0.01 no more often than chance allows."""
+    pvalues = []
+    for seed in SEEDS:
+        a = grow_forest(np.asarray(BOX[0]), np.asarray(BOX[1]), D.LIFETIME, 200,
+                        np.random.default_rng(seed))
+        cut = a["split_dim"] >= 0
+        rate = (a["node_upper"] - a["node_lower"]).sum(axis=1)[cut]
+        birth = a["birth_time"][cut]
+        wait = a["split_time"][cut] - birth
+        u = np.expm1(-rate * wait) / np.expm1(-rate * (D.LIFETIME - birth))
+        early = birth < D.LIFETIME / 3
+        assert early.sum() > 100 and (~early).sum() > 100  # both groups are tested
+        pvalues += [stats.kstest(u[early], "uniform").pvalue,
+                    stats.kstest(u[~early], "uniform").pvalue]
+    pvalues = np.asarray(pvalues)
+    assert (pvalues < LEVEL).sum() <= _at_most(pvalues.size), pvalues

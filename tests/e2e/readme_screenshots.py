@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 
 from explorer_ui.thumbnails import THUMBNAIL_DIR, thumbnail_path
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serve_app, wait_for_app
+from tests.support import CHROMIUM, CHROMIUM_ARGS, ROOT, serve_app, wait_for_app
 
 OUT = ROOT / "data" / "screenshots"
 #: (file name, URL path) in the app's reading order; "" is the home page.

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, png_size, wait_for_app
+from tests.support import assert_no_exception, png_size, wait_for_app
 
 pytestmark = pytest.mark.e2e
 

@@ -3,7 +3,7 @@ even as the very first request a freshly started server gets (Streamlit would
 otherwise fall back to its old ``pages/`` folder mode: wrong sidebar, no layout)."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, screenshot, serve_app, wait_for_app
+from tests.support import assert_no_exception, screenshot, serve_app, wait_for_app
 
 pytestmark = pytest.mark.e2e
 

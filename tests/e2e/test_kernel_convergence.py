@@ -1,7 +1,7 @@
 """Real-browser test of the kernel-convergence page: render, move M, chart changes."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app
+from tests.support import assert_no_exception, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 

@@ -3,7 +3,7 @@
 button moves the view."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, screenshot, step_slider, wait_for_app
+from tests.support import assert_no_exception, screenshot, step_slider, wait_for_app
 
 pytestmark = pytest.mark.e2e
 

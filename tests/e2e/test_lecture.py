@@ -8,7 +8,7 @@ import re
 import pytest
 
 from explorer_ui.navigation import VIEWS
-from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app
+from tests.support import assert_no_exception, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 

@@ -2,17 +2,9 @@
 chart is in view at a projector's 1280x720)."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app
+from tests.support import assert_no_exception, screenshot, wait_for_charts
 
 pytestmark = pytest.mark.e2e
-
-
-def _wait_charts(page, n, timeout=120_000):
-    """Wait until the page shows at least ``n`` charts and the run has finished."""
-    page.wait_for_function(
-        f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length >= {n}",
-        timeout=timeout)
-    wait_for_app(page, timeout=timeout)
 
 
 def _main_chart_data(page):
@@ -24,7 +16,7 @@ def _main_chart_data(page):
 def test_main_chart_in_view_and_prior_choice_moves_the_posterior(app_url, page):
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{app_url}/lifetime_posterior?data_gp1d_n=400&trees=30")
-    _wait_charts(page, 1)
+    wait_for_charts(page, 1)
     assert_no_exception(page)
     top = page.evaluate("() => document.querySelector('.js-plotly-plot')"
                         ".getBoundingClientRect().top")
@@ -37,7 +29,7 @@ def test_main_chart_in_view_and_prior_choice_moves_the_posterior(app_url, page):
     box.get_by_role("combobox").click()
     page.get_by_role("option", name="gamma", exact=True).click()
     page.wait_for_timeout(1500)
-    _wait_charts(page, 1)
+    wait_for_charts(page, 1)
     assert_no_exception(page)
     assert _main_chart_data(page) != before  # the prior (and posterior) changed
     assert page.get_by_text("Exact (Laplace GP").count() >= 1

@@ -2,18 +2,16 @@
 scale, bad CSV)."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, chart_fingerprints, screenshot, wait_for_app
+from tests.support import (
+    assert_no_exception,
+    chart_fingerprints,
+    screenshot,
+    wait_for_app,
+    wait_for_charts,
+)
 
 pytestmark = pytest.mark.e2e
 SMALL = "data_gp1d_n=400&data_gp2d_n=600&trees=20"
-
-
-def _wait_charts(page, n, timeout=120_000):
-    """Wait until the page shows at least ``n`` charts and the run has finished."""
-    page.wait_for_function(
-        f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length >= {n}",
-        timeout=timeout)
-    wait_for_app(page, timeout=timeout)
 
 
 def _status(page):
@@ -25,7 +23,7 @@ def _status(page):
 def test_slider_moves_the_fit(app_url, page):
     page.set_viewport_size({"width": 1400, "height": 2200})  # the whole page in one shot
     page.goto(f"{app_url}/lifetime_sweep?{SMALL}")
-    _wait_charts(page, 2)
+    wait_for_charts(page, 2)
     assert_no_exception(page)
     screenshot(page, "lifetime_sweep_1d")
     before = _status(page)
@@ -50,7 +48,7 @@ def test_slider_moves_the_fit(app_url, page):
 
 def test_tour_next_changes_the_charts(app_url, page):
     page.goto(f"{app_url}/lifetime_sweep?{SMALL}&tour=1")
-    _wait_charts(page, 2)
+    wait_for_charts(page, 2)
     first = chart_fingerprints(page)[:2]
     page.get_by_role("button", name="Next").click()
     page.wait_for_function("() => window.location.search.includes('tour=2')", timeout=30_000)
@@ -63,7 +61,7 @@ def test_tour_next_changes_the_charts(app_url, page):
 def test_two_d_surface_and_figure8(app_url, page):
     page.set_viewport_size({"width": 1400, "height": 2600})
     page.goto(f"{app_url}/lifetime_sweep?{SMALL}&data_src=gp2d&trees=10")
-    _wait_charts(page, 2)
+    wait_for_charts(page, 2)
     assert_no_exception(page)
     screenshot(page, "lifetime_sweep_2d")
     # Figure 8 at scale runs once per server in the background (minutes on a busy

@@ -2,7 +2,7 @@
 picture, and Play animates the partition (plotly frames) without an exception."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app
+from tests.support import assert_no_exception, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 

@@ -4,7 +4,7 @@ projector, and the tour's Next button and the prediction question work."""
 import pytest
 
 from explorer_ui import defaults_online_forest as D
-from tests.e2e.conftest import assert_no_exception, screenshot, step_slider, wait_for_app
+from tests.support import assert_no_exception, screenshot, step_slider, wait_for_app
 
 pytestmark = pytest.mark.e2e
 

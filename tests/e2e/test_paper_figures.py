@@ -11,7 +11,7 @@ import pytest
 
 from mondrian_core.figures.export import figure_size, static_figure
 from mondrian_core.paper import recipes as paper
-from tests.e2e.conftest import CHROMIUM, ROOT, png_size
+from tests.support import CHROMIUM, ROOT, png_size
 
 pytestmark = pytest.mark.e2e
 

@@ -1,7 +1,7 @@
 """Real browser: the Partition-kernel GPs page renders, and moving m redraws the posteriors."""
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, screenshot, wait_for_app
+from tests.support import assert_no_exception, screenshot, wait_for_app
 
 pytestmark = pytest.mark.e2e
 

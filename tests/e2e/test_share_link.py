@@ -2,7 +2,7 @@
 picture in another browser session (a lecturer's link, a student's screen)."""
 import pytest
 
-from tests.e2e.conftest import (
+from tests.support import (
     assert_no_exception,
     chart_fingerprints,
     screenshot,
