@@ -53,6 +53,10 @@ VIEWS: list[View] = [
          "Honest confidence intervals from a Mondrian forest (Cattaneo, Klusowski and "
          "Underwood): a coverage lab, bias against the lifetime, the central limit theorem, "
          "debiasing, and why forests beat single trees."),
+    View("pages/amf.py", "Aggregated Mondrian forest", ":material/account_tree:",
+         "Online trees with no lifetime, averaged exactly over every pruning: the weighted "
+         "depth follows the signal's roughness, no lifetime to tune, and the regret "
+         "against the best pruning in hindsight."),
 ]
 
 

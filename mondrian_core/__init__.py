@@ -31,6 +31,8 @@ from mondrian_core.datasets import (
 )
 from mondrian_core.errors import InputError
 from mondrian_core.forest import (
+                                    AMFClassifier,
+                                    AMFRegressor,
                                     DebiasedMondrianForestRegressor,
                                     MondrianForestClassifier,
                                     MondrianForestRegressor,
@@ -84,6 +86,7 @@ __all__ = [
     "LaplaceLifetimePosterior", "laplace_lifetime_posterior",
     # forests
     "MondrianForestRegressor", "MondrianForestClassifier", "DebiasedMondrianForestRegressor",
+    "AMFClassifier", "AMFRegressor",
     # random partition kernels and GPs
     "FastClusterPartitions", "RandomForestPartitions", "MondrianPartitions",
     "PartitionAlgebra", "PartitionGP", "PartitionKernelPCA",

@@ -57,6 +57,7 @@ SMALL: dict[str, dict[str, str]] = {
     "pages/online_forest.py": {"data_moons_n": "140", "batch": "25", "trees": "3"},
     "pages/inference.py": {"n": "300", "trees": "10", "bias_reps": "10", "clt_reps": "50",
                            "rate_reps": "5"},
+    "pages/amf.py": {"n": "200", "trees": "3"},
 }
 
 

@@ -170,9 +170,9 @@ def _fitted(cls):
     if name in ("PartitionGP", "PartitionKernelPCA"):
         return cls(FastClusterPartitions(n_partitions=10, max_level=3, random_state=0)).fit(X, y)
     est = cls(random_state=0)
-    if name == "MondrianForestClassifier":
+    if name in ("MondrianForestClassifier", "AMFClassifier"):
         return est.fit(X[:30], labels[:30]).partial_fit(X[30:], labels[30:])
-    if name == "MondrianForestRegressor":
+    if name in ("MondrianForestRegressor", "AMFRegressor"):
         return est.fit(X[:30], y[:30]).partial_fit(X[30:], y[30:])
     return est.fit(X, y)
 

@@ -28,6 +28,8 @@ def estimators():
         mc.MondrianForestRegressor(5, random_state=0),
         mc.MondrianForestClassifier(5, random_state=0),
         mc.DebiasedMondrianForestRegressor(n_estimators=5, debias_order=1, random_state=0),
+        mc.AMFRegressor(5, random_state=0),
+        mc.AMFClassifier(5, random_state=0),
         mc.PartitionGP(mc.FastClusterPartitions(10, random_state=0)),
         mc.PartitionGP(mc.MondrianPartitions(10, random_state=0)),
         mc.PartitionKernelPCA(mc.FastClusterPartitions(10, random_state=0)),
@@ -51,7 +53,7 @@ X_NEW = RNG.random((40, 3)) * 1.4 - 0.2  # partly outside the fitted box: extens
 
 def fitted(estimator):
     """The estimator fitted on (X, y) with the target it needs."""
-    if isinstance(estimator, mc.MondrianForestClassifier):
+    if isinstance(estimator, (mc.MondrianForestClassifier, mc.AMFClassifier)):
         return estimator.fit(X, LABELS)
     return estimator.fit(X, Y)
 
@@ -60,6 +62,8 @@ def answer(estimator, X_in):
     """What a fitted estimator gives for new points, as a tuple of arrays."""
     if hasattr(estimator, "predict_proba"):
         return (estimator.predict_proba(X_in), estimator.predict(X_in))
+    if isinstance(estimator, mc.AMFRegressor):
+        return (estimator.predict(X_in),)
     if isinstance(estimator, (mc.MondrianForestRegressor, mc.PartitionGP)):
         return estimator.predict(X_in, return_std=True)
     if isinstance(estimator, mc.DebiasedMondrianForestRegressor):
@@ -107,8 +111,8 @@ def test_eight_threads_at_once_get_the_serial_answers(estimator):
 def test_feature_names_are_kept_when_fitted_on_a_data_frame(estimator):
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
-    model = estimator.fit(frame, LABELS if isinstance(estimator, mc.MondrianForestClassifier)
-                          else Y)
+    model = estimator.fit(frame, LABELS if isinstance(
+        estimator, (mc.MondrianForestClassifier, mc.AMFClassifier)) else Y)
     assert model.n_features_in_ == 3
     np.testing.assert_array_equal(model.feature_names_in_, ["a", "b", "c"])
     with pytest.raises(mc.InputError, match="feature names"):

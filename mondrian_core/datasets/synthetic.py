@@ -478,3 +478,103 @@ def regression_surface_2d(n=400, noise_std=0.1, random_state=None) -> Dataset:
                    feature_names=("x1", "x2"), target_name="y", f=f, noise_std=noise_std)
 
 
+
+
+#: Donoho and Johnstone's test signals (1994, Table 1; ``donoho_johnstone``).
+DJ_SIGNALS = ("heavisine", "bumps", "blocks", "doppler")
+_DJ_T = np.array([0.1, 0.13, 0.15, 0.23, 0.25, 0.40, 0.44, 0.65, 0.76, 0.78, 0.81])
+_DJ_BUMP_H = np.array([4, 5, 3, 4, 5, 4.2, 2.1, 4.3, 3.1, 5.1, 4.2])
+_DJ_BUMP_W = np.array([0.005, 0.005, 0.006, 0.01, 0.01, 0.03, 0.01, 0.01, 0.005, 0.008, 0.005])
+_DJ_BLOCK_H = np.array([4, -5, 3, -4, 5, -4.2, 2.1, 4.3, -3.1, 2.1, -4.2])
+
+
+def donoho_johnstone(name, x) -> np.ndarray:
+    """Evaluate one of Donoho and Johnstone's test signals on [0, 1].
+
+    Each mixes smooth and rough parts: ``heavisine`` (a sine with two jumps),
+    ``bumps`` (eleven sharp peaks on a flat line), ``blocks`` (piecewise constant,
+    eleven jumps) and ``doppler`` (a sine whose frequency grows without bound near
+    0). The adaptive estimators they were made for (and aggregated trees) should cut
+    finely where the signal is rough and coarsely where it is smooth.
+
+    Parameters
+    ----------
+    name : {"heavisine", "bumps", "blocks", "doppler"}
+        The signal.
+    x : array-like of float
+        Points in [0, 1].
+
+    Returns
+    -------
+    ndarray
+        The signal's values, shaped like ``x``.
+
+    Raises
+    ------
+    InputError
+        If ``name`` is not one of the four.
+
+    References
+    ----------
+    Donoho and Johnstone (1994), "Ideal spatial adaptation by wavelet shrinkage",
+    Biometrika 81(3), Table 1 and Figure 1.
+
+    Examples
+    --------
+    >>> from mondrian_core.datasets.synthetic import donoho_johnstone
+    >>> [round(float(v), 3) for v in donoho_johnstone("blocks", [0.05, 0.12, 0.9])]
+    [0.0, 4.0, 0.0]
+    """
+    check_choice(name, "name", DJ_SIGNALS)
+    t = np.asarray(x, dtype=np.float64)
+    if name == "heavisine":
+        return 4.0 * np.sin(4.0 * np.pi * t) - np.sign(t - 0.3) - np.sign(0.72 - t)
+    if name == "doppler":
+        eps = 0.05
+        return np.sqrt(np.clip(t * (1.0 - t), 0.0, None)) * np.sin(
+            2.0 * np.pi * (1.0 + eps) / (t + eps))
+    d = t[..., None] - _DJ_T
+    if name == "bumps":
+        return (_DJ_BUMP_H * (1.0 + np.abs(d / _DJ_BUMP_W)) ** -4.0).sum(axis=-1)
+    return (_DJ_BLOCK_H * (1.0 + np.sign(d)) / 2.0).sum(axis=-1)
+
+
+def donoho_johnstone_1d(name="doppler", n=1000, noise_std=0.5, random_state=None) -> Dataset:
+    """Draw a noisy stream of one of Donoho and Johnstone's signals, x uniform on [0, 1].
+
+    Parameters
+    ----------
+    name : {"heavisine", "bumps", "blocks", "doppler"}, default="doppler"
+        The signal (:func:`donoho_johnstone`).
+    n : int, default=1000
+        Number of points (>= 2).
+    noise_std : float, default=0.5
+        Standard deviation of the Gaussian noise (>= 0).
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+
+    Returns
+    -------
+    Dataset
+        A 1-D regression set, in stream order, with ``f`` and ``noise_std`` set.
+
+    Raises
+    ------
+    InputError
+        If an argument is invalid or asks for too many points.
+
+    References
+    ----------
+    Donoho and Johnstone (1994), "Ideal spatial adaptation by wavelet shrinkage",
+    Biometrika 81(3).
+    """
+    n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
+    noise_std = check_real(noise_std, "noise_std")
+    rng = check_random_state(random_state)
+    x = rng.random(n)
+    f = donoho_johnstone(name, x)
+    return Dataset(
+        X=x[:, None], y=f + noise_std * rng.standard_normal(n), name=f"{name} 1-D",
+        description=(f"Synthetic: Donoho and Johnstone's {name} signal, x uniform on [0, 1], "
+                     f"noise std {noise_std:g}."),
+        feature_names=("x",), target_name="y", f=f, noise_std=noise_std)

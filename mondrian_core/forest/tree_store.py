@@ -212,7 +212,8 @@ class TreeStore:
         return store
 
     # ------------------------------------------------------------ online growth
-    def extend(self, X: np.ndarray, point_stats: np.ndarray, rng: np.random.Generator):
+    def extend(self, X: np.ndarray, point_stats: np.ndarray, rng: np.random.Generator,
+               split_pure: bool = True):
         """Add the rows of X to every tree by the conditional Mondrian, all at once.
 
         Larger calls run the one joint conditional Mondrian draw of
@@ -237,6 +238,11 @@ class TreeStore:
             Each point's contribution to the statistics of the nodes above it.
         rng : numpy.random.Generator
             The source of randomness.
+        split_pure : bool, default=True
+            If False, no split is inserted above a node whose statistics are zero
+            wherever the point's are (a classifier's node all of whose points share the
+            new point's label: the ``split_pure=False`` of Mourtada, Gaïffas and Scornet
+            2021); the points then go in one by one, in order.
 
         Returns
         -------
@@ -260,9 +266,9 @@ class TreeStore:
             return ops, where
         self._frozen = None
         self._depth = None
-        if N * M <= SEQUENTIAL_UPDATES:  # one at a time beats the batch's array calls
+        if N * M <= SEQUENTIAL_UPDATES or not split_pure:  # one at a time beats the batch's array calls
             for i in range(N):
-                self._extend_point(X[i], point_stats[i], rng, ops[i], where[i])
+                self._extend_point(X[i], point_stats[i], rng, ops[i], where[i], split_pure)
             return ops, where
         entries = np.arange(M * N)
         empty = self._start_empty_trees(X[0], point_stats[0])  # the first row starts them
@@ -306,7 +312,7 @@ class TreeStore:
                 split_loc=np.nan, lower=x, upper=x, stats=point_stats)
         return empty
 
-    def _extend_point(self, x, point_stats, rng, ops, where):
+    def _extend_point(self, x, point_stats, rng, ops, where, split_pure=True):
         """Insert one point into every tree (the conditional Mondrian ``MTx``); write
         the (operation, node) of each tree into ``ops`` and ``where`` (rows of
         :meth:`extend`'s results, NO_CHANGE and -1 on entry).
@@ -344,7 +350,10 @@ class TreeStore:
         birth[starts] = 0.0
         # the node's cut of the grown box comes E / rate after its birth: before its end?
         wait = rng.standard_exponential(L)
-        rings = wait < rate * (np.minimum(split_time, self.lifetime) - birth)
+        with np.errstate(invalid="ignore"):  # rate 0 under an infinite lifetime: no ring
+            rings = wait < rate * (np.minimum(split_time, self.lifetime) - birth)
+        if not split_pure:  # nodes holding only the point's kind of statistics stay whole
+            rings &= np.take(d["stats"], nodes, axis=0)[:, point_stats == 0].any(axis=1)
         # each tree's first ring (positions increase along a path); L where none
         ends = starts[1:] + [L]
         position = np.arange(L)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from explorer_ui import defaults_amf as amf_defaults
 from explorer_ui import defaults_mondrian_process as process_defaults
 from explorer_ui import defaults_online_forest as online_defaults
 from explorer_ui.navigation import VIEWS
@@ -57,6 +58,12 @@ CASES = {
     "pages/online_forest.py": TourCase(
         sets={1: {"step": "1"}, 2: {"step": str(online_defaults.TOUR_STEP)}}, n_charts=4,
         leave=("slider", "trees", 4)),
+    "pages/amf.py": TourCase(
+        query=small("pages/amf.py"),
+        sets={1: {"signal": "doppler"}, 2: {"signal": "blocks"}, 3: {"signal": "heavisine"},
+              4: {"noise": str(amf_defaults.MORE_NOISE),
+                  "eta": str(amf_defaults.MORE_NOISE_STEP)}},
+        n_charts=3, leave=("slider", "trees", 4)),
 }
 PAGES = [view.path for view in VIEWS]
 TIMEOUT = 180
@@ -142,6 +149,8 @@ QUESTIONS = {
                                           chart_text="number of weights"),
     "pages/online_forest.py": Question(guess="Only the Mondrian forest",
                                        chart_text="Standard deviation of the prediction"),
+    "pages/amf.py": Question(guess="At or below it",
+                             chart_text="best pruning in hindsight + log 2 per split"),
 }
 
 

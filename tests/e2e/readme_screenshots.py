@@ -27,6 +27,7 @@ PAGES = [
     ("kernel_vs_forest", "kernel_vs_forest"),
     ("online_forest", "online_forest"),
     ("inference", "inference"),
+    ("amf", "amf"),
 ]
 
 

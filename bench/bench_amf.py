@@ -1,0 +1,200 @@
+"""Aggregated Mondrian forests against River's, on the same streams.
+
+Run ``python -m bench.bench_amf`` (``--quick`` for a smaller run). River is a
+bench-only dependency (``bench/requirements.txt``). Both learners get the same
+settings (10 trees, step 1, dirichlet 0.5, split_pure False) and the same streams,
+min-max scaled to [0, 1] as River's documentation asks.
+
+1. Progressive validation (predict each point, then learn it): accuracy or mean
+   squared error on three streams, over several seeds: two moons (classification),
+   Donoho-Johnstone's doppler signal with noise (1-D regression), and scikit-learn's
+   breast cancer data (classification, D = 30, shuffled per seed).
+2. Throughput (points per CPU second of this process; the machine is shared, so the
+   ratios are what to compare, each set-up run in turns with River's and the best
+   kept): ``partial_fit`` one point per call, ``partial_fit`` on mini-batches of 100,
+   and test-then-train one point at a time; River's ``learn_one`` /
+   ``predict_one`` per point.
+3. Where the time goes: a profile of test-then-train, by function.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import time
+
+import numpy as np
+from sklearn.datasets import load_breast_cancer, make_moons
+
+from mondrian_core import AMFClassifier, AMFRegressor
+from mondrian_core.datasets.synthetic import donoho_johnstone
+
+REPEATS = 3
+
+
+def scaled(X):
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    return (X - lo) / np.where(hi > lo, hi - lo, 1.0)
+
+
+def streams(n, seed):
+    rng = np.random.default_rng(seed)
+    X, y = make_moons(n, noise=0.25, random_state=seed)
+    yield "two moons (classification)", scaled(X), y, "classifier"
+    x = rng.random(n)
+    y = donoho_johnstone("doppler", x) + 0.5 * rng.standard_normal(n)
+    yield "doppler, noise sd 0.5 (regression)", x[:, None], y, "regressor"
+    data = load_breast_cancer()
+    order = rng.permutation(data.target.size)
+    yield "breast cancer, D = 30 (classification)", scaled(data.data)[order], \
+        data.target[order], "classifier"
+
+
+def ours(kind, seed):
+    if kind == "classifier":
+        return AMFClassifier(10, step=1.0, dirichlet=0.5, split_pure=False, random_state=seed)
+    return AMFRegressor(10, step=1.0, random_state=seed)
+
+
+def river(kind, seed):
+    from river import forest
+    if kind == "classifier":
+        return forest.AMFClassifier(n_estimators=10, step=1.0, use_aggregation=True,
+                                    dirichlet=0.5, split_pure=False, seed=seed)
+    return forest.AMFRegressor(n_estimators=10, step=1.0, use_aggregation=True, seed=seed)
+
+
+def progressive_ours(model, X, y, kind):
+    """Test-then-train: the loss of each point's prediction before learning it."""
+    kw = {"classes": np.unique(y)} if kind == "classifier" else {}
+    losses = np.empty(len(y) - 1)
+    model.partial_fit(X[:1], y[:1], **kw)
+    for i in range(1, len(y)):
+        p = model.predict(X[i:i + 1])[0]
+        losses[i - 1] = (p != y[i]) if kind == "classifier" else (p - y[i]) ** 2
+        model.partial_fit(X[i:i + 1], y[i:i + 1])
+    return losses.mean()
+
+
+def progressive_river(model, X, y, kind):
+    losses = np.empty(len(y) - 1)
+    rows = [dict(enumerate(r)) for r in X.tolist()]
+    target = y.tolist()
+    model.learn_one(rows[0], target[0])
+    for i in range(1, len(y)):
+        p = model.predict_one(rows[i])
+        losses[i - 1] = (p != target[i]) if kind == "classifier" else (p - target[i]) ** 2
+        model.learn_one(rows[i], target[i])
+    return losses.mean()
+
+
+def quality(n, seeds):
+    print("\n## Progressive validation (mean over seeds, +- standard error)\n")
+    print("| stream | metric | this library | River | difference / its standard error |")
+    print("|---|---|---|---|---|")
+    table = {}
+    for seed in range(seeds):
+        for name, X, y, kind in streams(n, seed):
+            a = progressive_ours(ours(kind, seed), X, y, kind)
+            b = progressive_river(river(kind, seed), X, y, kind)
+            table.setdefault((name, kind), []).append((a, b))
+    for (name, kind), rows in table.items():
+        r = np.array(rows)
+        if kind == "classifier":
+            r = 1.0 - r  # accuracy
+        m = r.mean(axis=0)
+        se = r.std(axis=0, ddof=1) / np.sqrt(len(r))
+        d = r[:, 0] - r[:, 1]
+        z = d.mean() / max(d.std(ddof=1) / np.sqrt(len(d)), 1e-12)
+        metric = "accuracy" if kind == "classifier" else "mean squared error"
+        print(f"| {name} | {metric} | {m[0]:.4f} +- {se[0]:.4f} | {m[1]:.4f} +- {se[1]:.4f} "
+              f"| {z:+.2f} |")
+
+
+def cpu(fn):
+    t = time.process_time()
+    fn()
+    return time.process_time() - t
+
+
+def throughput(n):
+    X, y = make_moons(n, noise=0.25, random_state=0)
+    X = scaled(X)
+    rows = [dict(enumerate(r)) for r in X.tolist()]
+    target = y.tolist()
+    classes = np.array([0, 1])
+
+    def ours_one():
+        m = ours("classifier", 0)
+        for i in range(n):
+            m.partial_fit(X[i:i + 1], y[i:i + 1], classes=classes)
+
+    def ours_batch():
+        m = ours("classifier", 0)
+        for i in range(0, n, 100):
+            m.partial_fit(X[i:i + 100], y[i:i + 100], classes=classes)
+
+    def ours_ttt():
+        m = ours("classifier", 0)
+        m.partial_fit(X[:1], y[:1], classes=classes)
+        for i in range(1, n):
+            m.predict(X[i:i + 1])
+            m.partial_fit(X[i:i + 1], y[i:i + 1])
+
+    def river_learn():
+        m = river("classifier", 0)
+        for i in range(n):
+            m.learn_one(rows[i], target[i])
+
+    def river_ttt():
+        m = river("classifier", 0)
+        m.learn_one(rows[0], target[0])
+        for i in range(1, n):
+            m.predict_one(rows[i])
+            m.learn_one(rows[i], target[i])
+
+    best = {}
+    for _ in range(REPEATS):
+        for name, fn in (("ours_one", ours_one), ("river_learn", river_learn),
+                         ("ours_batch", ours_batch), ("ours_ttt", ours_ttt),
+                         ("river_ttt", river_ttt)):
+            best[name] = min(best.get(name, np.inf), cpu(fn))
+    rate = {k: n / v for k, v in best.items()}
+    print(f"\n## Throughput, two moons, {n:,} points, 10 trees (points per CPU second, best "
+          f"of {REPEATS})\n")
+    print("| set-up | this library | River | ratio |")
+    print("|---|---|---|---|")
+    for label, a, b in (("learn, one point per call", "ours_one", "river_learn"),
+                        ("learn, mini-batches of 100", "ours_batch", "river_learn"),
+                        ("test-then-train, one point", "ours_ttt", "river_ttt")):
+        print(f"| {label} | {rate[a]:,.0f} | {rate[b]:,.0f} | {rate[a] / rate[b]:.2f} |")
+    return ours_ttt
+
+
+def profile(fn):
+    prof = cProfile.Profile()
+    prof.enable()
+    fn()
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(12)
+    print("\n## Where test-then-train spends its time (cProfile, own time)\n")
+    print("```")
+    print("\n".join(line for line in out.getvalue().splitlines()[6:] if line.strip()))
+    print("```")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smaller run")
+    args = parser.parse_args()
+    import river
+    print(f"River {river.__version__}, NumPy {np.__version__}")
+    quality(300 if args.quick else 1000, 3 if args.quick else 10)
+    ttt = throughput(500 if args.quick else 2000)
+    profile(ttt)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,749 @@
+"""Aggregated Mondrian forests: online forests that need no lifetime.
+
+Mourtada, Gaïffas and Scornet (2021) grow each Mondrian tree online with an infinite
+lifetime (every point that lands outside its leaf's box splits it off: the tree keeps
+refining) and predict with an exact Bayesian mixture over all prunings of the tree
+instead of choosing a depth. This module builds them on the flat
+:class:`~mondrian_core.forest.tree_store.TreeStore` and its conditional-Mondrian
+insertion.
+
+Per node ``v`` the trees keep (section 3 of the paper; context-tree weighting, Willems,
+Shtarkov and Tjalkens 1995):
+
+* a node prediction ``ŷ_v`` from the points below it: for classification the
+  Krichevsky-Trofimov / Jeffreys estimate ``(n_v(k) + a) / (n_v + a K)`` (``a`` the
+  ``dirichlet`` parameter), for regression their mean;
+* a log-weight ``log w_v = -step * sum of loss(ŷ_v before x_s, y_s)`` over the points
+  ``s`` that reached ``v`` while it held at least one point (a node is charged with
+  every point that finds it non-empty; a leaf is not charged with the point that
+  created it, and a split inserted above ``j`` inherits ``j``'s history, as the paper's
+  algorithm, onelearn and River do). The loss is the log-loss ``-log ŷ_v(y)``, or
+  ``(ŷ_v - y)^2 / 2`` for regression (River's and onelearn's scaling; the paper's
+  analysis takes the square loss with ``step <= 1 / (8 B^2)`` for ``|y| <= B``);
+* ``log w̄_v``: ``log w_v`` at a leaf, else ``log(w_v / 2 + w̄_left w̄_right / 2)``.
+
+With the prior ``π(T) = 2^-(number of nodes of T that are not leaves of the full
+tree)`` over prunings ``T``, ``w̄_root`` is the sum of ``π(T)`` times the product of
+``w`` over ``T``'s leaves, and the prediction at ``x``, the posterior mixture of the
+prunings' predictions, is computed along ``x``'s path, from the root down:
+``ŷ(x) = sum_v c_v ŷ_v`` with ``c_v = a_v prod_{u above v} (1 - a_u)``,
+``a_v = w_v / (2 w̄_v)`` (``a = 1`` at the leaf). The forest averages its trees.
+
+Where the paper is silent this follows onelearn and River: the default ``step = 1``
+and ``dirichlet = 0.5``, ``split_pure`` (a node whose points all carry the new point's
+label is not split, which stops trees growing inside pure regions), and predictions
+at points outside the trees' boxes read the leaf their splits lead to. Unlike River's
+and onelearn's node score, whose denominator already counts the point being scored
+(``(n(k) + a) / (n + 1 + a K)`` at the update, not a probability), ``ŷ_v`` here is the
+paper's estimate from the points before.
+
+Updates are exact for any batch: the points of one ``partial_fit`` call are inserted
+together (distributed as one by one, ``TreeStore.extend``) and each point's losses are
+then read, in the stream's order, from the statistics of the points before it in
+each node of its path, all at once across points, trees and path levels.
+
+References
+----------
+Mourtada, Gaïffas and Scornet (2021), "AMF: Aggregated Mondrian forests for online
+learning", JRSS-B 83(3), sections 2-3. Willems, Shtarkov and Tjalkens (1995), "The
+context-tree weighting method: basic properties", IEEE Trans. Inf. Theory 41(3).
+Lakshminarayanan, Roy and Teh (2014), "Mondrian Forests: Efficient Online Random
+Forests", NIPS.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+
+from mondrian_core._validation import (
+    check_choice,
+    check_count,
+    check_is_fitted,
+    check_points,
+    check_random_state,
+    check_real,
+    check_target,
+)
+from mondrian_core.errors import InputError
+from mondrian_core.forest.estimators import MAX_ONLINE_UPDATES
+from mondrian_core.forest.tree_store import TreeStore
+
+_LOG2 = math.log(2.0)
+#: Calls with at most this many (points x trees) walk the trees in Python (see
+#: ``_AMFBase._paths_scalar``).
+_SCALAR_WALKS = 64
+
+
+class _AMFBase(BaseEstimator):
+    """The trees, the log-weights and the exact update and prediction."""
+
+    # ------------------------------------------------------------ checks
+    def _check_params(self):
+        values = tuple((type(v), v) for v in map(self.__getattribute__, self._checked_names))
+        if self.__dict__.get("_checked_params") == values:
+            return
+        check_count(self.n_estimators, "n_estimators")
+        check_real(self.step, "step", strict=True)
+        self._check_more_params()
+        self._checked_params = values
+
+    def _start(self, D):
+        self._rng = check_random_state(self.random_state)
+        self.trees_ = TreeStore(self.n_estimators, D, math.inf, self._n_stats())
+        self.n_features_in_ = D
+        self.log_weight_ = np.zeros(0)
+        self.log_weight_tree_ = np.zeros(0)
+        self.n_seen_ = 0
+
+    def _grow_weights(self, n):
+        """Extend the weight arrays to ``n`` nodes (new nodes: weight 1, log 0)."""
+        old = self.log_weight_.size
+        if n > old:
+            self.log_weight_ = np.concatenate([self.log_weight_, np.zeros(n - old)])
+            self.log_weight_tree_ = np.concatenate([self.log_weight_tree_, np.zeros(n - old)])
+
+    # ------------------------------------------------------------ learning
+    def _learn(self, X, y_code):
+        N, M = X.shape[0], self.n_estimators
+        if N * M > MAX_ONLINE_UPDATES:
+            raise InputError(
+                f"Adding {N:,} points to {M:,} trees in one call is {N * M:,} online updates "
+                f"(limit {MAX_ONLINE_UPDATES:,} per call); pass fewer points per partial_fit "
+                "or use fewer trees.")
+        store = self.trees_
+        n0 = store.n_nodes
+        ps = self._point_stats(y_code)
+        # rows repeating an earlier row of the call never split (they fall inside its
+        # leaf's box): inserted with it, so the batch growth sees distinct points only
+        Xi, psi = X, ps
+        if N * M > 500 and N > 1:
+            uniq, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+            if uniq.shape[0] < N:
+                inverse = inverse.reshape(-1)
+                psi = np.zeros((first.size, ps.shape[1]))
+                np.add.at(psi, inverse, ps)
+                order = np.argsort(first)  # first occurrences, in the stream's order
+                Xi, psi = X[first[order]], psi[order]
+        store.extend(Xi, psi, self._rng, split_pure=getattr(self, "split_pure", True))
+        self._grow_weights(store.n_nodes)
+        self._inherit(n0)
+        self._charge(X, ps, y_code)
+        self.n_seen_ += N
+        self._memo = None
+
+    def _inherit(self, n0):
+        """New inner nodes above an old node take its log-weight: they hold the same old
+        points, so their predictions on them were the same (section 3 of the paper)."""
+        store = self.trees_
+        n = store.n_nodes
+        if n == n0 or n0 == 0:
+            return
+        left, right = store.left, store.right
+        # src: the old node whose points a node holds (itself if old), -2 if it holds
+        # new points only, -1 while unknown; resolved from the new leaves up
+        src = np.full(n, -1, dtype=np.int64)
+        src[:n0] = np.arange(n0)
+        new = np.arange(n0, n)
+        src[new[left[new] < 0]] = -2
+        need = new[left[new] >= 0]
+        lw = self.log_weight_
+        while need.size:
+            lc, rc = left[need], right[need]
+            ready = (src[lc] != -1) & (src[rc] != -1)
+            v = need[ready]
+            src[v] = np.maximum(src[lc[ready]], src[rc[ready]])
+            has = src[v] >= 0
+            lw[v[has]] = lw[src[v[has]]]
+            need = need[~ready]
+
+    def _paths(self, X):
+        """The root-to-leaf path of every (point, tree), row ``point * M + tree`` of an
+        int matrix padded with -1 (column = depth)."""
+        store = self.trees_
+        M, N = self.n_estimators, X.shape[0]
+        if N * M <= _SCALAR_WALKS:
+            return self._paths_scalar(X)
+        left, right = store.left, store.right
+        sdim, sloc = store.split_dim, store.split_loc
+        entry = np.arange(N * M)
+        point = entry // M
+        node = np.tile(store.roots, N)
+        columns = []
+        while entry.size:
+            col = np.full(N * M, -1, dtype=np.int64)
+            col[entry] = node
+            columns.append(col)
+            inner = left[node] >= 0
+            entry, point, node = entry[inner], point[inner], node[inner]
+            go_left = X[point, sdim[node]] <= sloc[node]
+            node = np.where(go_left, left[node], right[node])
+        return np.column_stack(columns)
+
+    def _paths_scalar(self, X):
+        """:meth:`_paths` by Python walks over memoryviews: for a few (point, tree) pairs
+        a walk of Python numbers beats one round of array calls per level."""
+        d = self.trees_._data
+        left, right, sdim, sloc = (memoryview(d[f]) for f in (
+            "left", "right", "split_dim", "split_loc"))
+        paths = []
+        for x in X.tolist():
+            for j in self.trees_.roots.tolist():
+                path = [j]
+                while left[j] >= 0:
+                    j = left[j] if x[sdim[j]] <= sloc[j] else right[j]
+                    path.append(j)
+                paths.append(path)
+        width = max(map(len, paths))
+        out = np.full((len(paths), width), -1, dtype=np.int64)
+        for r, path in enumerate(paths):
+            out[r, :len(path)] = path
+        return out
+
+    def _charge(self, X, ps, y_code):
+        """Add each point's losses to the log-weights of its path's nodes, then update
+        the subtree weights ``w̄`` bottom-up."""
+        store = self.trees_
+        M, N = self.n_estimators, X.shape[0]
+        P = self._paths(X)
+        row, col = np.nonzero(P >= 0)
+        v = P[row, col]
+        i = row // M
+        stats = store.stats
+        if N == 1:
+            before = stats[v] - ps[0]
+        else:
+            # a node's statistics before point i: its final ones minus those of the
+            # call's points from i on that passed it
+            order = np.lexsort((-i, v))
+            vs = v[order]
+            contrib = np.cumsum(ps[i[order]], axis=0)
+            start = np.flatnonzero(np.r_[True, vs[1:] != vs[:-1]])
+            group = np.repeat(start, np.diff(np.r_[start, vs.size]))
+            offset = np.where((group > 0)[:, None], contrib[np.maximum(group - 1, 0)], 0.0)
+            suffix = contrib - offset  # this point's and the later ones' in the node
+            before = np.empty_like(suffix)
+            before[order] = stats[vs] - suffix
+        loss, charged = self._node_loss(before, y_code[i])
+        lw = self.log_weight_
+        if N == 1:  # nodes of one point's paths are distinct
+            lw[v[charged]] -= self.step * loss[charged]
+        else:
+            np.add.at(lw, v[charged], -self.step * loss[charged])
+        if N == 1:
+            self._subtree_weights_of_paths(P)
+            return
+        # w̄ bottom-up over the nodes the call's paths touched, one depth at a time
+        lwt = self.log_weight_tree_
+        left, right = store.left, store.right
+        for k in range(P.shape[1] - 1, -1, -1):
+            nodes = np.unique(P[:, k])
+            nodes = nodes[nodes >= 0]
+            lc = left[nodes]
+            value = lw[nodes]
+            inner = lc >= 0
+            if inner.any():
+                ni = nodes[inner]
+                value[inner] = np.logaddexp(value[inner], lwt[lc[inner]] + lwt[right[ni]]) - _LOG2
+            lwt[nodes] = value
+
+    def _subtree_weights_of_paths(self, P):
+        """w̄ up disjoint paths (one point's, one per tree): the siblings off the paths
+        keep theirs, so every read is gathered at once and only the recursion
+        ``w̄_v = log(w_v / 2 + w̄_sibling w̄_child / 2)`` goes column by column."""
+        store = self.trees_
+        valid = P >= 0
+        node = np.where(valid, P, 0)
+        LW = self.log_weight_[node]
+        lwt = self.log_weight_tree_
+        leaf = (store.left[node] < 0) | ~valid
+        # the child on the path is the next column's node; left + right - it: the other
+        child = np.zeros_like(node)
+        child[:, :-1] = node[:, 1:]
+        sibling = np.where(leaf, 0, store.left[node] + store.right[node] - child)
+        SIB = np.where(leaf, 0.0, lwt[sibling])
+        out = np.empty_like(LW)
+        cur = LW[:, -1]
+        out[:, -1] = cur
+        for k in range(P.shape[1] - 2, -1, -1):
+            cur = np.where(leaf[:, k], LW[:, k],
+                           np.logaddexp(LW[:, k], SIB[:, k] + cur) - _LOG2)
+            out[:, k] = cur
+        lwt[P[valid]] = out[valid]
+
+    # ------------------------------------------------------------ prediction
+    def _path_coefficients(self, X):
+        """The paths of :meth:`_paths` and the mixture's weight on each of their nodes:
+        ``c_v = a_v prod_{u above v} (1 - a_u)``, ``a_v = w_v / (2 w̄_v)``, 1 at the leaf
+        (0 in the padding)."""
+        P = self._paths(X)
+        valid = P >= 0
+        node = np.where(valid, P, 0)
+        inner = self.trees_.left[node] >= 0
+        with np.errstate(over="ignore"):
+            a = np.where(inner & valid,
+                         0.5 * np.exp(self.log_weight_[node] - self.log_weight_tree_[node]),
+                         valid.astype(float))
+        keep = np.ones_like(a)
+        np.cumprod(1.0 - a[:, :-1], axis=1, out=keep[:, 1:])
+        return node, keep * a
+
+    def _mixture(self, X):
+        """The trees' aggregated predictions, (n_estimators, N, n_outputs)."""
+        M, N = self.n_estimators, X.shape[0]
+        node, coef = self._path_coefficients(X)
+        pred = self._node_prediction(self.trees_.stats[node.reshape(-1)])
+        out = np.einsum("rl,rlk->rk", coef, pred.reshape(*node.shape, -1))
+        return out.reshape(N, M, -1).transpose(1, 0, 2)
+
+    # ------------------------------------------------------------ inspection
+    def tree_weights(self, tree: int = 0) -> dict:
+        """Return one tree's nodes with their aggregation weights, for pictures.
+
+        Parameters
+        ----------
+        tree : int, default=0
+            The tree's index, in ``[0, n_estimators)``.
+
+        Returns
+        -------
+        dict of str to ndarray
+            ``ids`` (the tree's node ids) and, aligned with them, ``parent``,
+            ``left``, ``right``, ``depth``, ``split_dim``, ``split_loc``,
+            ``split_time``, ``lower``, ``upper``, ``count`` (points below),
+            ``log_weight`` (``log w_v``), ``log_weight_tree`` (``log w̄_v``) and
+            ``posterior`` (the posterior probability that the pruning has ``v`` as a
+            leaf: the mixture's weight on ``v``'s own prediction for points in its
+            box).
+        """
+        check_is_fitted(self, "trees_")
+        check_count(tree, "tree", minimum=0, maximum=self.n_estimators - 1)
+        a = self.trees_.arrays()
+        ids = np.flatnonzero(a["tree"] == tree)
+        lw, lwt = self.log_weight_, self.log_weight_tree_
+        inner = a["left"] >= 0
+        coef = np.where(inner, 0.5 * np.exp(lw[:inner.size] - lwt[:inner.size]), 1.0)
+        reach = np.zeros(inner.size)  # prod of (1 - a) above each node
+        root = self.trees_.roots[tree]
+        reach[root] = 1.0
+        from mondrian_core.trees import nodes_by_depth
+        for nodes in nodes_by_depth(a["depth"]):
+            p = a["parent"][nodes]
+            has = p >= 0
+            reach[nodes[has]] = reach[p[has]] * (1.0 - coef[p[has]])
+        out = {k: a[k][ids] for k in ("parent", "left", "right", "depth", "split_dim",
+                                      "split_loc", "split_time", "lower", "upper")}
+        out.update(ids=ids, count=self._counts(a["stats"][ids]), log_weight=lw[ids],
+                   log_weight_tree=lwt[ids], posterior=(reach * coef)[ids])
+        return out
+
+    def weighted_depth(self, X, return_leaf_depth=False):
+        """Return the posterior mean depth of the pruning's leaf at each point.
+
+        The mixture puts weight ``c_v`` on each node ``v`` of a point's path (see the
+        module docstring); this is ``sum_v c_v depth(v)``, averaged over the trees: how
+        deep the aggregation effectively cuts around the point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Points.
+        return_leaf_depth : bool, default=False
+            Also return the depth of the leaf each point falls in (the full tree's,
+            averaged over the trees).
+
+        Returns
+        -------
+        depth : ndarray of shape (n,)
+            The weighted depths.
+        leaf_depth : ndarray of shape (n,)
+            The leaves' depths; only with ``return_leaf_depth=True``.
+        """
+        check_is_fitted(self, "trees_")
+        X = check_points(X, estimator=self, reset=False)
+        shape = (X.shape[0], self.n_estimators)
+        node, coef = self._path_coefficients(X)
+        depth = (coef @ np.arange(coef.shape[1], dtype=float)).reshape(shape).mean(axis=1)
+        if not return_leaf_depth:
+            return depth
+        leaf = (self._paths(X) >= 0).sum(axis=1) - 1.0
+        return depth, leaf.reshape(shape).mean(axis=1)
+
+
+class AMFClassifier(ClassifierMixin, _AMFBase):
+    """Aggregated Mondrian forest classification, online, with no lifetime to choose.
+
+    Each tree grows online with an infinite lifetime and predicts with the exact
+    posterior mixture, over all its prunings, of its nodes' Krichevsky-Trofimov
+    estimates, weighted by their past log-losses (context-tree weighting); the forest
+    averages the trees' probabilities. See :mod:`mondrian_core.forest.amf`.
+
+    Parameters
+    ----------
+    n_estimators : int, default=10
+        Number of trees, >= 1.
+    step : float, default=1.0
+        Learning rate of the exponential weights (> 0); 1 is the Bayesian mixture for
+        the log-loss.
+    dirichlet : float, default=0.5
+        The ``a`` of the node estimates ``(n(k) + a) / (n + a K)`` (> 0); 0.5 is the
+        Krichevsky-Trofimov (Jeffreys) estimate.
+    split_pure : bool, default=False
+        Whether a node all of whose points carry the new point's label is split; False
+        (the paper's and River's default) keeps pure regions whole.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        Randomness of the trees (see :func:`~mondrian_core.check_random_state`).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels, sorted, in the order of ``predict_proba``'s columns.
+    trees_ : mondrian_core.forest.tree_store.TreeStore
+        The trees' nodes; ``stats`` holds each node's label counts.
+    log_weight_, log_weight_tree_ : ndarray of shape (n_nodes,)
+        ``log w_v`` and ``log w̄_v`` per node (module docstring).
+    n_features_in_ : int
+        Number of features seen in ``fit`` or the first ``partial_fit``.
+    n_seen_ : int
+        Number of points learnt.
+
+    See Also
+    --------
+    AMFRegressor : The same trees for regression.
+    MondrianForestClassifier : Mondrian forests at a fixed lifetime.
+
+    Notes
+    -----
+    With ``split_pure=True`` every point with its own position gets its own leaf, and
+    a tree grown online has the distribution of a batch Mondrian tree (infinite
+    lifetime) of the same points, whatever their order. With ``split_pure=False`` the
+    tree depends on the order: a point arriving in a region whose points all share
+    its label extends the boxes without splitting, so a stream sorted by label grows
+    fewer leaves than the same points shuffled.
+
+    References
+    ----------
+    Mourtada, Gaïffas and Scornet (2021), "AMF: Aggregated Mondrian forests for online
+    learning", JRSS-B 83(3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import AMFClassifier, two_moons
+    >>> data = two_moons(400, noise=0.2, random_state=0)
+    >>> clf = AMFClassifier(n_estimators=5, random_state=0)
+    >>> clf = clf.partial_fit(data.X[:300], data.y[:300], classes=[0, 1])
+    >>> bool(clf.score(data.X[300:], data.y[300:]) > 0.85)
+    True
+    """
+
+    def __init__(self, n_estimators=10, step=1.0, dirichlet=0.5, split_pure=False,
+                 random_state=None):
+        self.n_estimators = n_estimators
+        self.step = step
+        self.dirichlet = dirichlet
+        self.split_pure = split_pure
+        self.random_state = random_state
+
+    _checked_names = ("n_estimators", "step", "dirichlet", "split_pure")
+
+    def _check_more_params(self):
+        check_real(self.dirichlet, "dirichlet", strict=True)
+        check_choice(self.split_pure, "split_pure", (True, False))
+
+    def _n_stats(self):
+        return len(self.classes_)
+
+    _n_outputs = _n_stats
+
+    def _point_stats(self, y_code):
+        return (y_code[:, None] == np.arange(len(self.classes_))[None, :]).astype(float)
+
+    @staticmethod
+    def _counts(stats):
+        return stats.sum(axis=1)
+
+    def _node_prediction(self, stats):
+        K, a = stats.shape[1], self.dirichlet
+        return (stats + a) / (stats.sum(axis=1, keepdims=True) + a * K)
+
+    def _node_loss(self, before, y_code):
+        n = before.sum(axis=1)
+        K, a = before.shape[1], self.dirichlet
+        p = (before[np.arange(y_code.size), y_code] + a) / (n + a * K)
+        return -np.log(p), n > 0
+
+    def _encode(self, y):
+        idx = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)
+        if not np.all(self.classes_[idx] == y):
+            unknown = np.setdiff1d(y, self.classes_)
+            raise InputError(f"labels {unknown[:5].tolist()} are not among classes "
+                             f"{self.classes_.tolist()}; pass all classes to the first "
+                             "partial_fit.")
+        return idx
+
+    def fit(self, X, y):
+        """Learn ``(X, y)`` as a stream, in row order, from scratch.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Training points (finite).
+        y : array-like of shape (N,)
+            Class labels.
+
+        Returns
+        -------
+        AMFClassifier
+            The fitted forest.
+
+        Raises
+        ------
+        InputError
+            If the data or a parameter is invalid.
+        """
+        self._check_params()
+        X = check_points(X, estimator=self, reset=True)
+        y = check_target(y, X, classifier=True, estimator=self)
+        self.classes_ = np.unique(y)
+        self._start(X.shape[1])
+        self._learn(X, self._encode(y))
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """Learn more points, in row order (one point or a batch).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            New points.
+        y : array-like of shape (n,)
+            Their labels, all among ``classes``.
+        classes : array-like, optional
+            Every label the forest will see; required on the first call.
+
+        Returns
+        -------
+        AMFClassifier
+            The updated forest.
+
+        Raises
+        ------
+        InputError
+            If the data is invalid, ``classes`` is missing on the first call, or a
+            label is not among the classes.
+        """
+        self._check_params()
+        fitted = hasattr(self, "trees_")
+        X = check_points(X, estimator=self, reset=not fitted)
+        y = check_target(y, X, classifier=True, estimator=self,
+                         classes=self.classes_ if fitted else None)
+        if not fitted:
+            if classes is None:
+                raise InputError("pass classes=... (all labels) to the first partial_fit.")
+            self.classes_ = np.unique(check_target(classes, name="classes", classifier=True))
+            self._start(X.shape[1])
+        self._learn(X, self._encode(y))
+        return self
+
+    def predict_proba(self, X):
+        """Return the class probabilities: the trees' aggregated estimates, averaged.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n, n_classes)
+            Probabilities, columns in ``classes_`` order; rows sum to one.
+        """
+        check_is_fitted(self, "trees_")
+        X = check_points(X, estimator=self, reset=False)
+        return self._mixture(X).mean(axis=0)
+
+    def predict(self, X):
+        """Return the most probable class of each point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Labels from ``classes_``.
+        """
+        check_is_fitted(self, "trees_")
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class AMFRegressor(RegressorMixin, _AMFBase):
+    """Aggregated Mondrian forest regression, online, with no lifetime to choose.
+
+    Each tree grows online with an infinite lifetime (every distinct point gets its own
+    leaf) and predicts with the exact mixture, over all its prunings, of its nodes'
+    means, weighted by ``exp(-step * their past squared errors / 2)``; the forest
+    averages the trees. See :mod:`mondrian_core.forest.amf`.
+
+    Parameters
+    ----------
+    n_estimators : int, default=10
+        Number of trees, >= 1.
+    step : float, default=1.0
+        Learning rate of the exponential weights (> 0), on the loss
+        ``(prediction - y)^2 / 2``: scale ``y`` (or the step) so that the step times
+        the squared range of ``y`` is of order 1.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+        Randomness of the trees (see :func:`~mondrian_core.check_random_state`).
+
+    Attributes
+    ----------
+    trees_ : mondrian_core.forest.tree_store.TreeStore
+        The trees' nodes; ``stats`` holds each node's count and sum of targets.
+    log_weight_, log_weight_tree_ : ndarray of shape (n_nodes,)
+        ``log w_v`` and ``log w̄_v`` per node (module docstring).
+    n_features_in_ : int
+        Number of features seen in ``fit`` or the first ``partial_fit``.
+    n_seen_ : int
+        Number of points learnt.
+
+    See Also
+    --------
+    AMFClassifier : The same trees for classification.
+    MondrianForestRegressor : Mondrian forests at a fixed lifetime.
+
+    Notes
+    -----
+    A tree grown online has the distribution of a batch Mondrian tree (infinite
+    lifetime) of the same points, whatever their order.
+
+    References
+    ----------
+    Mourtada, Gaïffas and Scornet (2021), "AMF: Aggregated Mondrian forests for online
+    learning", JRSS-B 83(3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mondrian_core import AMFRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((500, 1))
+    >>> y = np.sin(6 * X[:, 0]) + 0.1 * rng.standard_normal(500)
+    >>> reg = AMFRegressor(n_estimators=5, random_state=0).partial_fit(X, y)
+    >>> bool(np.abs(reg.predict([[0.25]])[0] - np.sin(1.5)) < 0.2)
+    True
+    """
+
+    def __init__(self, n_estimators=10, step=1.0, random_state=None):
+        self.n_estimators = n_estimators
+        self.step = step
+        self.random_state = random_state
+
+    _checked_names = ("n_estimators", "step")
+
+    def _check_more_params(self):
+        pass
+
+    def _n_stats(self):
+        return 2
+
+    def _n_outputs(self):
+        return 1
+
+    @staticmethod
+    def _point_stats(y):
+        stats = np.empty((y.size, 2))
+        stats[:, 0] = 1.0
+        stats[:, 1] = y
+        return stats
+
+    @staticmethod
+    def _counts(stats):
+        return stats[:, 0]
+
+    @staticmethod
+    def _node_prediction(stats):
+        return (stats[:, 1] / np.maximum(stats[:, 0], 1.0))[:, None]
+
+    @staticmethod
+    def _node_loss(before, y):
+        n = before[:, 0]
+        r = before[:, 1] / np.maximum(n, 1.0) - y
+        return 0.5 * r * r, n > 0
+
+    def fit(self, X, y):
+        """Learn ``(X, y)`` as a stream, in row order, from scratch.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Training points (finite).
+        y : array-like of shape (N,)
+            Targets.
+
+        Returns
+        -------
+        AMFRegressor
+            The fitted forest.
+
+        Raises
+        ------
+        InputError
+            If the data or a parameter is invalid.
+        """
+        self._check_params()
+        X = check_points(X, estimator=self, reset=True)
+        y = check_target(y, X, estimator=self)
+        self._start(X.shape[1])
+        self._learn(X, y)
+        return self
+
+    def partial_fit(self, X, y):
+        """Learn more points, in row order (one point or a batch).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            New points.
+        y : array-like of shape (n,)
+            Their targets.
+
+        Returns
+        -------
+        AMFRegressor
+            The updated forest.
+
+        Raises
+        ------
+        InputError
+            If the data is invalid.
+        """
+        self._check_params()
+        fitted = hasattr(self, "trees_")
+        X = check_points(X, estimator=self, reset=not fitted)
+        y = check_target(y, X, estimator=self)
+        if not fitted:
+            self._start(X.shape[1])
+        self._learn(X, y)
+        return self
+
+    def predict(self, X):
+        """Return the trees' aggregated predictions, averaged.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Points.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Predictions.
+        """
+        check_is_fitted(self, "trees_")
+        X = check_points(X, estimator=self, reset=False)
+        return self._mixture(X).mean(axis=0)[:, 0]
