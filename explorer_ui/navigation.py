@@ -65,7 +65,9 @@ def home() -> None:
     st.markdown(
         "An interactive companion to *The Mondrian Kernel* (Balog, Lakshminarayanan, "
         "Ghahramani, Roy and Teh, 2016), *Mondrian Forests* (Lakshminarayanan, Roy and "
-        "Teh) and *The Random Forest Kernel* (Davies and Ghahramani, 2014). Every view "
+        "Teh), *The Random Forest Kernel* (Davies and Ghahramani, 2014), *Inference with "
+        "Mondrian Random Forests* (Cattaneo, Klusowski and Underwood) and *AMF: Aggregated "
+        "Mondrian Forests* (Mourtada, Gaïffas and Scornet, 2021). Every view "
         "is computed live from a seed you choose, so the same link shows the same "
         "picture to everyone. Each page has a **guided tour**: click a picture to start "
         "it, then move through it with the arrow keys."

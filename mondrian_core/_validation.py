@@ -46,6 +46,7 @@ from mondrian_core.errors import InputError, InputTypeError
 __all__ = ["check_random_state", "check_count", "check_real", "check_fraction",
            "check_lifetime", "check_box",
            "check_points", "check_target", "check_choice", "check_counts", "check_dense_size",
+           "check_instance",
            "check_is_fitted", "check_n_jobs", "round_down", "MAX_DENSE_ENTRIES"]
 
 #: Largest dense matrix built from a parameter (float64 entries: 400 MB).
@@ -165,6 +166,15 @@ def check_choice(value, name: str, options) -> object:
     """One of ``options`` (compared with ``==``; only hashable strings and numbers)."""
     if not isinstance(value, (str, numbers.Number)) or value not in options:
         raise InputError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}.")
+    return value
+
+
+def check_instance(value, cls: type, name: str, origin: str):
+    """``value`` if it is a ``cls``: a result object handed back to the library (a
+    sample to extend, ...), whose attributes would otherwise fail deep inside."""
+    if not isinstance(value, cls):
+        raise InputError(f"{name} must be a {cls.__name__} (from {origin}), got "
+                         f"{type(value).__name__}.")
     return value
 
 

@@ -160,8 +160,9 @@ st.subheader("Regret against the best pruning in hindsight")
 if predict_then_reveal(
         "regret",
         "Each point is predicted first, then learnt. Against the single best pruning of "
-        "the tree chosen after the whole stream (charged log 2 per split it keeps, the "
-        "prior's price), how does the tree's cumulative loss end up?",
+        "the tree chosen after the whole stream (charged log 2 for each node where it "
+        "chooses, to split or to stop, the prior's price), how does the tree's cumulative "
+        "loss end up?",
         ["Far above it: hindsight is a big advantage", "At or below it",
          "Exactly equal to it"],
         1,
@@ -173,7 +174,8 @@ if predict_then_reveal(
     gap = run.amf_loss[-1] - run.best_loss[-1]
     st.caption(
         f"Cumulative loss $(\\hat y - y)^2/2$ of one tree's mixture (red) and of the best "
-        f"pruning at each horizon plus $\\log 2 / \\eta$ per split (dashed). After {n} "
+        f"pruning at each horizon plus $\\log 2 / \\eta$ per node where it chooses to split "
+        f"or stop, i.e. per node that is not a leaf of the full tree (dashed). After {n} "
         f"points AMF is {abs(gap):.1f} {'below' if gap <= 0 else 'above'} it. The bound "
         "needs an exp-concave loss: with large targets or a large step $\\eta$ (try bumps, "
         "or $\\eta$ = 4) the red curve can cross.")

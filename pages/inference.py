@@ -120,8 +120,9 @@ page_header(
     r"average response in the cell of $x$, the forest the mean of its trees. Then "
     r"$\sqrt{n/\lambda^d}\,(\hat\mu(x) - \mathbb{E}[\hat\mu(x)])$ is asymptotically normal "
     r"(Theorem 3.1), the bias is a series $\sum_r B_r(x)/\lambda^{2r}$ (Theorem 3.2), and "
-    r"forests at lifetimes $\lambda, 1.5\lambda, \dots$ combined with jackknife weights "
-    r"$\omega$ remove its first terms (Theorems 4.1, 4.2), so that "
+    r"forests at lifetimes $a_r\lambda$ combined with jackknife weights $\omega$ remove "
+    r"its first terms (Theorems 4.1, 4.2; here $a_r = 1.5^r$ as in the authors' code, "
+    r"where the paper suggests $1.05^r$), so that "
     r"$\hat\mu(x) \pm 1.96\sqrt{\hat\sigma^2(x)\sum_i w_i(x)^2}$ is an honest 95% interval. "
     r"Here the data are $X$ uniform on $[0,1]^d$, $\mu(x) = \sum_j \sin(\pi x_j)$, noise "
     r"$\mathcal{N}(0, 1)$, and $x$ the centre. The estimator is "
@@ -259,8 +260,9 @@ if predict_then_reveal(
         ["It halves", "It falls to a quarter", "It stays the same"], 1,
         r"The bias is $B_1(x)/\lambda^2 + B_2(x)/\lambda^4 + \dots$ (Theorem 3.2): doubling "
         r"$\lambda$ divides its leading term by 4. Meanwhile the standard deviation grows "
-        r"like $\lambda^{d/2}$, the trade-off any smoother makes. Debiasing removes the "
-        r"$1/\lambda^2$ term, so the debiased bias falls like $1/\lambda^4$ (by 16)."):
+        r"like $\lambda^{d/2}$, the trade-off any smoother makes. Debiasing with $J = 1$ "
+        r"removes the $1/\lambda^2$ term, so the debiased bias falls like $1/\lambda^4$ "
+        r"(by 16; with $J = 2$ like $1/\lambda^6$)."):
     with user_errors():
         curves = bias_curves(d, n, trees, J, bias_reps, seed)
     show_figure(cached_figure(bias_sd_figure, curves), "bias-sd",

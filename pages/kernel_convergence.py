@@ -126,9 +126,10 @@ SOURCES = [
            "frequency against $k(1 - k)$ per tree.",
            "this page's derivation (mondrian_core.experiments.kernel_convergence."
            "feature_variances); tests/claims, 10 seeds", own=True),
-    Source("Figure 6 here uses the bundled real data sets (the paper: CPU) and places test "
-           "points by the conditional Mondrian extension.",
-           "this app's variant; Balog et al. (2016), sec. 2.4 for the extension", own=True),
+    Source("Figure 6 here uses the bundled real data sets (the paper: CPU), solves the "
+           "ridge regressions exactly (the paper: SGD) and places test points by the "
+           "conditional Mondrian extension.",
+           "this app's variant; Balog et al. (2016), sec. 8 (CPU, SGD) and sec. 2.4 (extension)", own=True),
 ]
 
 
@@ -304,7 +305,8 @@ with user_errors():
                 "ridge-rmse-vs-features",
                 params=dict(data=dset, lam=lam6, ridge=ridge6, m=m_max6, reps=rep6, seed=seed))
 st.caption(
-    "Ridge regression on each feature map (80 % of the rows for training, at most 2,000; "
+    "Ridge regression on each feature map, solved exactly (the paper: stochastic gradient "
+    "descent, sec. 8) (80 % of the rows for training, at most 2,000; "
     "20 % for testing; standardised inputs), test RMSE against non-zero features per point. "
     "Test points get their Mondrian cells by the conditional Mondrian extension, not by "
     "refitting. Dashed: exact kernel ridge regression with the Laplace kernel ($N \\times N$ "

@@ -105,7 +105,7 @@ SOURCES = [
            "Balog et al. (2016), sec. 8.3; supplement, Proposition 5"),
     Source("The Mondrian kernel's weights are learned jointly in the primal, by SGD in the "
            "paper, one epoch after every cut of the lifetime sweep.",
-           "Balog et al. (2016), sec. 4.2.1 and sec. 8; their code, matejbalog/mondrian-kernel, "
+           "Balog et al. (2016), sec. 4.2.2 and sec. 8; their code, matejbalog/mondrian-kernel, "
            "mondrian_kernel.py (evaluate_all_lifetimes)"),
     Source("The kernel's weights are more peaked around 0 than the forest's (SGD weights; "
            "forest weights stored as leaf values).",
@@ -197,7 +197,7 @@ with_sgd = url_toggle(
     "Also train the kernel by SGD, as the paper does (slow)", "sgd", default=False,
     container=side,
     help="One epoch of scikit-learn's SGDRegressor after every cut, warm-started, with "
-         "the paper's step sizes, on the same trees (Balog et al. 2016, sec. 4.2.1). "
+         "the paper's step sizes, on the same trees (Balog et al. 2016, sec. 4.2.2). "
          "Thousands of epochs: seconds to a minute, once per setting.")
 paper_scale = url_toggle(
     "Forest weights as leaf values (the paper's Figure 10)", "paper_scale", default=False,
@@ -319,7 +319,7 @@ with st.expander("Where this page and the paper's Figure 10 part", expanded=with
         "1. **Training.** The kernel's weights are not solved for: after every cut the "
         "split cell's weight is copied to its two children and scikit-learn's "
         "`SGDRegressor(alpha=delta, fit_intercept=False, n_iter=1)` runs *one* epoch from "
-        "there, with its default step sizes $\\eta_t = 0.01 / t^{0.25}$ (sec. 4.2.1). "
+        "there, with its default step sizes $\\eta_t = 0.01 / t^{0.25}$ (sec. 4.2.2). "
         "Started at 0 and stopped after one pass per cut, it need not reach the ridge "
         "solution: its weights differ from the exact ones, more at small lifetimes, where "
         "few cuts mean few epochs.\n"

@@ -113,7 +113,7 @@ SOURCES = [
            "Balog et al. (2016), sec. 2.3 and Figure 2; Roy (2011)"),
     Source("Only the data's bounding box needs sampling; the conditional Mondrian extends a "
            "sample to a larger box (online learning).",
-           "Balog et al. (2016), secs. 2.4 and 5; Roy and Teh (2009); Lakshminarayanan et al. "
+           "Balog et al. (2016), secs. 2.4, 3.1 and 5; Roy and Teh (2009); Lakshminarayanan et al. "
            "(2014)"),
     Source("Projectivity gives the Laplace kernel as the Mondrian kernel's limit.",
            "Balog et al. (2016), sec. 3.2, Proposition 1"),
@@ -205,7 +205,7 @@ page_header(
     "every $\\lambda$).\n\n"
     "**Projectivity** (sec. 2.3): restricted to a sub-box, a Mondrian is a Mondrian on the "
     "sub-box. Three consequences: only the data's bounding box ever needs to be sampled "
-    "(sec. 2.4); two points are separated before $\\lambda$ with probability "
+    "(secs. 2.4 and 3.1); two points are separated before $\\lambda$ with probability "
     "$1 - e^{-\\lambda \\lVert x - x' \\rVert_1}$, so the Mondrian kernel's limit is the "
     "Laplace kernel (sec. 3.2, Proposition 1; the *Kernel convergence* page); and new data "
     "outside the box are met by extending the sample, not redrawing it, which makes online "

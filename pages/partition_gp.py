@@ -114,7 +114,7 @@ TOUR = Tour("partition-gp", [
 SOURCES = [
     Source("A random partition kernel is the probability that a random partition puts two "
            "points in the same cluster; with $m$ partitions, the fraction that do.",
-           "Davies and Ghahramani (2014), sec. 2-3, Definition 2"),
+           "Davies and Ghahramani (2014), sec. 3, Definitions 1 and 2"),
     Source("Random Forest kernel: a tree of a random forest cut at a depth "
            "$d \\sim \\mathcal{U}\\{0..h\\}$, $h$ the tree's height; no hyper-parameters.",
            "Davies and Ghahramani (2014), sec. 4.3.1, Algorithm 1"),
@@ -124,8 +124,11 @@ SOURCES = [
            "$s \\sim \\mathcal{U}\\{0..h\\}$, nearest centre; this app keeps each "
            "dimension with probability 1/2 (redrawn if none is kept).",
            "Davies and Ghahramani (2014), sec. 4.3.2, Algorithm 2"),
-    Source("Partition-kernel posteriors are piecewise constant and non-stationary.",
-           "Davies and Ghahramani (2014), sec. 4.3.2, Figure 1"),
+    Source("Partition-kernel posteriors are piecewise constant; the Random Forest and Fast "
+           "Cluster kernels are non-stationary (the Mondrian kernel's limit, the Laplace "
+           "kernel, is stationary).",
+           "Davies and Ghahramani (2014), sec. 4.3.1 properties (1)-(2), sec. 4.3.2, "
+           "Figure 1; Balog et al. (2016), Proposition 1"),
     Source("Products with the kernel cost $O(mN)$; GPs by conjugate gradients; a closed-form "
            "preconditioner from the per-partition inverses.",
            "Davies and Ghahramani (2014), sec. 3.3"),

@@ -37,6 +37,10 @@ def _path(**kwargs):
                             **kwargs)
 
 
+def _sample():
+    return mc.sample_mondrian_process([0, 0], [1, 1], 2.0, random_state=0)
+
+
 def _later_classes():
     forest = mc.MondrianForestClassifier(n_estimators=3, random_state=0)
     forest.partial_fit(X40, LABELS40, classes=[0, 1])
@@ -82,6 +86,32 @@ REFUSED = [
     ("6 fractional labels", lambda: mc.PartitionAlgebra([[0.5, 1.0]]), "whole numbers"),
     ("6 100,000 trees on 40 points", lambda: mc.lifetime_path(X40, Y40, n_trees=100_000),
      "trees at these settings"),
+    ("6 extend a non-sample", lambda: mc.extend_mondrian(None, [-1, -1], [2, 2]),
+     "sample must be a MondrianSample (from sample_mondrian_process), got NoneType"),
+    ("6 chain from a non-sample", lambda: mc.extension_chain([[0, 1]], [-1, -1], [2, 2]),
+     "sample must be a MondrianSample"),
+    ("6 n_steps NaN", lambda: mc.extension_chain(_sample(), [-1, -1], [2, 2], float("nan")),
+     "n_steps must be an integer >= 1 and <= 50"),
+    ("6 n_steps text", lambda: mc.extension_chain(_sample(), [-1, -1], [2, 2], "x"),
+     "n_steps must be an integer >= 1 and <= 50"),
+    ("6 n_steps above 50", lambda: mc.extension_chain(_sample(), [-1, -1], [2, 2], 51),
+     "n_steps must be an integer >= 1 and <= 50, got 51"),
+    ("6 max_cells text", lambda: mc.sample_mondrian_process([0, 0], [1, 1], 2.0,
+                                                            max_cells="x"),
+     "max_cells must be a finite number >= 1"),
+    ("6 max_cells NaN", lambda: mc.sample_mondrian_process([0, 0], [1, 1], 2.0,
+                                                           max_cells=float("nan")),
+     "max_cells must be a finite number >= 1"),
+    ("6 max_cells array", lambda: mc.extend_mondrian(_sample(), [-1, -1], [2, 2],
+                                                     max_cells=np.zeros(2)),
+     "max_cells must be a finite number >= 1"),
+    ("6 max_cells None", lambda: mc.extension_chain(_sample(), [-1, -1], [2, 2],
+                                                    max_cells=None),
+     "max_cells must be a finite number >= 1"),
+    ("6 max_cells inf", lambda: mc.max_lifetime([0, 0], [1, 1], float("inf")),
+     "max_cells must be a finite number >= 1"),
+    ("6 max_cells below a cell", lambda: mc.max_lifetime([0, 0], [1, 1], 0.5),
+     "max_cells must be a finite number >= 1"),
 ]
 
 
@@ -110,6 +140,28 @@ def test_a_refusal_names_a_size_that_runs():
         cost.check_csv_cost(12, 100_000)
     assert "at most 96,525 columns" in str(info.value)  # not "at most 1 rows"
     assert cost.csv_seconds(12, 96_525) <= cost.CSV_BUDGET_SECONDS
+
+
+# (box, max_cells): brentq on L did not converge for max_cells = 1e308, and L * side
+# overflowed on tiny sides
+LIFETIME_LIMITS = [
+    (([0, 0], [1, 1]), 1e308),
+    (([0, 0, 0], [1e-10, 2, 3]), 1e308),
+    (([0], [5]), 1e308),
+    (([0, 0], [1e-200, 1e-200]), 5000.0),
+    (([0, 0], [1, 1]), 1.0000001),
+]
+
+
+@pytest.mark.parametrize("box, max_cells", LIFETIME_LIMITS)
+def test_max_lifetime_meets_any_finite_limit(box, max_cells):
+    lifetime = mc.max_lifetime(*box, max_cells)
+    assert mc.expected_cells(*box, lifetime) == pytest.approx(max_cells, rel=1e-12)
+
+
+def test_max_lifetime_is_inf_beyond_the_largest_float():
+    assert mc.max_lifetime([0, 0], [1e-200, 1e-200], 1e308) == np.inf
+    assert mc.max_lifetime([0, 0], [1, 1], 1) == 0.0
 
 
 def test_a_csv_at_the_column_limit_loads():

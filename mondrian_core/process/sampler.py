@@ -26,7 +26,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from mondrian_core._validation import check_box, check_lifetime, check_random_state, round_down
+from mondrian_core._validation import (
+    check_box,
+    check_count,
+    check_instance,
+    check_lifetime,
+    check_random_state,
+    check_real,
+    round_down,
+)
 from mondrian_core.errors import InputError
 
 #: Largest expected number of cells a single sample may have before we refuse.
@@ -96,27 +104,48 @@ def max_lifetime(lower, upper, max_cells: float = MAX_CELLS) -> float:
     ----------
     lower, upper : sequence of float, length D
         The box ``[lower, upper]``.
-    max_cells : float, default=MAX_CELLS
+    max_cells : float >= 1, default=MAX_CELLS
         The expected number of cells allowed.
 
     Returns
     -------
     float
-        The lifetime ``L``: ``inf`` for a box of zero linear dimension, ``0.0`` when
-        ``max_cells <= 1``.
+        The lifetime ``L``: ``inf`` for a box of zero linear dimension (or when ``L``
+        exceeds the largest float), ``0.0`` when ``max_cells`` is 1.
+
+    Raises
+    ------
+    InputError
+        If the box is invalid or ``max_cells`` is not a finite number >= 1.
     """
     lo, hi = check_box(lower, upper)
+    # every Mondrian has a cell: a limit below 1 could never be met
+    max_cells = check_real(max_cells, "max_cells", minimum=1.0)
     sides = hi - lo
-    if max_cells <= 1 or not np.any(sides > 0):
-        return math.inf if not np.any(sides > 0) else 0.0
+    sides = sides[sides > 0]
+    if not sides.size:
+        return math.inf
+    if max_cells == 1:
+        return 0.0
     target = math.log(max_cells)
+    log_sides = np.log(sides)
 
-    def excess(lam):
-        return float(np.sum(np.log1p(lam * sides))) - target
+    def excess(u):  # in u = log L: no overflow of L * a_d, and few steps for any max_cells
+        return float(np.sum(np.logaddexp(0.0, u + log_sides))) - target
 
-    # one side alone reaches the target at (max_cells - 1) / max side
-    return float(optimize.brentq(excess, 0.0, (max_cells - 1) / sides.max(), xtol=1e-12,
-                                 rtol=1e-12))
+    # the cells are at most (1 + L max a)^D and at least 1 + L max a: so the root lies
+    # between these two lifetimes
+    top = math.log(sides.max())
+    u_lo = math.log(math.expm1(target / sides.size)) - top
+    u_hi = math.log(max_cells - 1) - top
+    if excess(u_lo) >= 0:  # one positive side: both bounds are the root
+        u = u_lo
+    elif excess(u_hi) <= 0:
+        u = u_hi
+    else:
+        u = optimize.brentq(excess, u_lo, u_hi, xtol=1e-12, rtol=1e-12)
+    with np.errstate(over="ignore"):  # inf: a lifetime beyond the largest float fits
+        return float(np.exp(u))
 
 
 def guard_cells(lo, hi, lifetime: float, max_cells: float, what: str = "") -> None:
@@ -128,7 +157,7 @@ def guard_cells(lo, hi, lifetime: float, max_cells: float, what: str = "") -> No
         The box's corners, already validated.
     lifetime : float
         The lifetime (>= 0).
-    max_cells : float
+    max_cells : float >= 1
         The largest expected number of cells allowed.
     what : str, default=""
         Words naming the box in the message, e.g. ``" (the extended box)"``.
@@ -136,9 +165,10 @@ def guard_cells(lo, hi, lifetime: float, max_cells: float, what: str = "") -> No
     Raises
     ------
     InputError
-        If the expected number of cells exceeds ``max_cells``; the message gives the
-        largest lifetime that fits.
+        If ``max_cells`` is not a finite number >= 1, or the expected number of cells
+        exceeds it; the message gives the largest lifetime that fits.
     """
+    max_cells = check_real(max_cells, "max_cells", minimum=1.0)
     n = cell_count(lo, hi, lifetime)
     if n > max_cells:
         best = round_down(max_lifetime(lo, hi, max_cells))
@@ -575,7 +605,7 @@ class MondrianSample:
             The new box; it must contain the sample's box.
         random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
             A seed or generator (see :func:`~mondrian_core.check_random_state`).
-        max_cells : float, default=MAX_CELLS
+        max_cells : float >= 1, default=MAX_CELLS
             Refuse when the expected number of cells on the new box exceeds this.
 
         Returns
@@ -608,7 +638,7 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`); the same
         seed gives the same sample.
-    max_cells : float, default=MAX_CELLS
+    max_cells : float >= 1, default=MAX_CELLS
         Refuse (with :class:`InputError`, before any work) when the expected number
         of cells ``prod_d (1 + lifetime * a_d)`` exceeds this; the message gives the
         largest lifetime that fits.
@@ -621,7 +651,8 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
     Raises
     ------
     InputError
-        If the box or lifetime is invalid or the expected number of cells is too large.
+        If the box, lifetime or ``max_cells`` is invalid or the expected number of cells
+        is too large.
 
     References
     ----------
@@ -651,6 +682,7 @@ def sample_mondrian_process(lower, upper, lifetime, random_state=None, *,
 
 
 def _containing_box(sample: MondrianSample, lower, upper):
+    check_instance(sample, MondrianSample, "sample", "sample_mondrian_process")
     lo, hi = check_box(lower, upper, "new box")
     if lo.size != sample.dim:
         raise InputError(f"The new box must have {sample.dim} dimensions, got {lo.size}.")
@@ -683,7 +715,7 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
         The new box; it must contain the sample's box.
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
-    max_cells : float, default=MAX_CELLS
+    max_cells : float >= 1, default=MAX_CELLS
         Refuse when the expected number of cells on the new box exceeds this.
 
     Returns
@@ -695,7 +727,8 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
     Raises
     ------
     InputError
-        If the new box has another dimension, does not contain the sample's box, or
+        If ``sample`` is not a ``MondrianSample``, the new box has another dimension or
+        does not contain the sample's box, ``max_cells`` is invalid, or the new box
         would hold too many cells.
 
     References
@@ -803,7 +836,7 @@ def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
         The number of growing boxes, between 1 and 50.
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         A seed or generator (see :func:`~mondrian_core.check_random_state`).
-    max_cells : float, default=MAX_CELLS
+    max_cells : float >= 1, default=MAX_CELLS
         Refuse when the expected number of cells on the final box exceeds this.
 
     Returns
@@ -814,19 +847,19 @@ def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
     Raises
     ------
     InputError
-        If the box is invalid, ``n_steps`` is out of range or the final box would hold
+        If ``sample`` is not a ``MondrianSample``, the box is invalid, ``n_steps`` is
+        not an integer in [1, 50], ``max_cells`` is invalid or the final box would hold
         too many cells.
     """
     from dataclasses import replace
 
     lo, hi = _containing_box(sample, lower, upper)
-    if not 1 <= int(n_steps) <= 50:
-        raise InputError(f"The number of steps must be between 1 and 50, got {n_steps}.")
+    n_steps = check_count(n_steps, "n_steps", maximum=50)
     guard_cells(lo, hi, sample.lifetime, max_cells, " (the extended box)")
     rng = check_random_state(random_state)
     out, prev = [], sample
-    for k in range(1, int(n_steps) + 1):
-        w = k / int(n_steps)
+    for k in range(1, n_steps + 1):
+        w = k / n_steps
         step = extend_mondrian(prev, sample.lower + w * (lo - sample.lower),
                                sample.upper + w * (hi - sample.upper), rng, max_cells=max_cells)
         src = step.source_node
