@@ -515,3 +515,27 @@ def check_sweep_hooks(block_size, progress, timings) -> None:
     if timings is not None and not isinstance(timings, dict):
         raise InputError(f"timings must be a dict (filled with seconds per stage) or None; "
                          f"got {type(timings).__name__}.")
+
+
+def check_partial_fit_classes(classes, fitted_classes=None) -> np.ndarray:
+    """The classes of an online classifier's ``partial_fit``, scikit-learn's way.
+
+    The first call (``fitted_classes`` None) must name every label, at least one; a later
+    call may repeat them but not change them (a new label would have no column). Returns
+    the sorted distinct classes.
+    """
+    if classes is None:
+        if fitted_classes is None:
+            raise InputError("pass classes=... (all labels) to the first partial_fit.")
+        return fitted_classes
+    given = np.unique(check_target(classes, name="classes", classifier=True))
+    if given.size == 0:
+        raise InputError("classes is empty; pass every label the model will see, "
+                         "e.g. classes=[0, 1].")
+    if fitted_classes is not None and not (given.shape == fitted_classes.shape
+                                           and np.all(given == fitted_classes)):
+        raise InputError(f"classes={given.tolist()[:10]} differs from the classes "
+                         f"{fitted_classes.tolist()[:10]} of the first partial_fit; a model "
+                         "keeps its first classes: pass the same ones (or none), or fit a "
+                         "new one.")
+    return given

@@ -64,6 +64,19 @@ REFUSED = [
     ("6 empty classes", lambda: mc.MondrianForestClassifier().partial_fit(
         X40, LABELS40, classes=[]), "classes is empty"),
     ("6 later classes", _later_classes, "differs from the classes [0, 1]"),
+    ("6 AMF empty classes", lambda: mc.AMFClassifier().partial_fit(X40, LABELS40, classes=[]),
+     "classes is empty"),
+    ("6 AMF later classes", lambda: mc.AMFClassifier(3, random_state=0).partial_fit(
+        X40, LABELS40, classes=[0, 1]).partial_fit(X40, LABELS40, classes=[0, 1, 2]),
+     "differs from the classes [0, 1]"),
+    ("6 a billion AMF trees", lambda: mc.AMFRegressor(10**9).partial_fit(X40, Y40),
+     "n_estimators must be an integer >= 1 and <= 100,000"),
+    ("6 2**63 debiased trees", lambda: mc.DebiasedMondrianForestRegressor(
+        n_estimators=2**63).fit(X40, Y40), "n_estimators must be an integer >= 1"),
+    ("6 debiased lifetime 1e308", lambda: mc.DebiasedMondrianForestRegressor(
+        lifetime=1e308).fit(X40, Y40), "use a smaller lifetime"),
+    ("6 debiased ratio 1e308", lambda: mc.DebiasedMondrianForestRegressor(
+        debias_order=1, lifetime_ratios=[1.0, 1e308]).fit(X40, Y40), "smaller ratios"),
     ("6 n_grid 10**9", lambda: laplace_lifetime_posterior(X40, Y40, stats.gamma(2),
                                                           n_grid=10**9), "n_grid must be"),
     ("6 n_grid 2**63", lambda: laplace_lifetime_posterior(X40, Y40, stats.gamma(2),

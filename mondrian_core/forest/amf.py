@@ -61,13 +61,14 @@ from mondrian_core._validation import (
     check_choice,
     check_count,
     check_is_fitted,
+    check_partial_fit_classes,
     check_points,
     check_random_state,
     check_real,
     check_target,
 )
 from mondrian_core.errors import InputError
-from mondrian_core.forest.estimators import MAX_ONLINE_UPDATES
+from mondrian_core.forest.estimators import MAX_ESTIMATORS, MAX_ONLINE_UPDATES
 from mondrian_core.forest.tree_store import TreeStore
 
 _LOG2 = math.log(2.0)
@@ -84,7 +85,7 @@ class _AMFBase(BaseEstimator):
         values = tuple((type(v), v) for v in map(self.__getattribute__, self._checked_names))
         if self.__dict__.get("_checked_params") == values:
             return
-        check_count(self.n_estimators, "n_estimators")
+        check_count(self.n_estimators, "n_estimators", maximum=MAX_ESTIMATORS)
         check_real(self.step, "step", strict=True)
         self._check_more_params()
         self._checked_params = values
@@ -536,13 +537,11 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         """
         self._check_params()
         fitted = hasattr(self, "trees_")
+        given = check_partial_fit_classes(classes, self.classes_ if fitted else None)
         X = check_points(X, estimator=self, reset=not fitted)
-        y = check_target(y, X, classifier=True, estimator=self,
-                         classes=self.classes_ if fitted else None)
+        y = check_target(y, X, classifier=True, estimator=self, classes=given)
         if not fitted:
-            if classes is None:
-                raise InputError("pass classes=... (all labels) to the first partial_fit.")
-            self.classes_ = np.unique(check_target(classes, name="classes", classifier=True))
+            self.classes_ = given
             self._start(X.shape[1])
         self._learn(X, self._encode(y))
         return self

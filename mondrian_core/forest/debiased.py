@@ -56,6 +56,7 @@ from mondrian_core._validation import (
     check_target,
 )
 from mondrian_core.errors import InputError
+from mondrian_core.forest.estimators import MAX_ESTIMATORS
 
 __all__ = ["DebiasedMondrianForestRegressor", "PointInference", "debias_weights",
            "default_lifetime_ratios", "descend", "forest_at_point", "polynomial_lifetime",
@@ -66,6 +67,10 @@ __all__ = ["DebiasedMondrianForestRegressor", "PointInference", "debias_weights"
 VARIANCE_CONSTANT_1D = (4.0 - 4.0 * np.log(2.0)) / 3.0
 #: The most debiasing orders (the paper uses J in {0, 1, 2}; beyond, the weights explode).
 MAX_DEBIAS_ORDER = 4
+#: The largest lifetime (times its largest ratio) on the unit cube: cells of width
+#: 1e-6 already hold one training point each, and a point's path grows with the
+#: logarithm of the lifetime (1e308 took minutes).
+MAX_SCALED_LIFETIME = 1e6
 #: Lifetimes tried by ``lifetime="gcv"``.
 GCV_GRID_SIZE = 16
 #: Largest (points x trees) handled in one vectorised step.
@@ -596,7 +601,7 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
 
     # ------------------------------------------------------------ fitting
     def _check_params(self):
-        n_trees = check_count(self.n_estimators, "n_estimators")
+        n_trees = check_count(self.n_estimators, "n_estimators", maximum=MAX_ESTIMATORS)
         order = check_count(self.debias_order, "debias_order", minimum=0,
                             maximum=MAX_DEBIAS_ORDER)
         ratios = _check_ratios(self.lifetime_ratios, order)
@@ -606,6 +611,11 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
                                  f"got {self.lifetime!r}.")
         else:
             check_lifetime(self.lifetime, positive=True)
+            if self.lifetime * ratios.max() > MAX_SCALED_LIFETIME:
+                raise InputError(
+                    f"lifetime * max(lifetime_ratios) = {self.lifetime * ratios.max():.3g} is "
+                    f"above {MAX_SCALED_LIFETIME:g}: on the unit cube every cell would hold "
+                    "at most one training point; use a smaller lifetime or smaller ratios.")
         return n_trees, order, ratios
 
     def _scale(self, X, lower, width):

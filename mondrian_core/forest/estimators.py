@@ -91,6 +91,7 @@ from mondrian_core._validation import (
     check_count,
     check_is_fitted,
     check_lifetime,
+    check_partial_fit_classes,
     check_points,
     check_random_state,
     check_real,
@@ -108,6 +109,9 @@ from mondrian_core.trees import nodes_by_depth, sample_mondrian_trees
 
 #: Largest points x trees of one partial_fit call (its working arrays hold one row per pair).
 MAX_ONLINE_UPDATES = 2_000_000
+#: The most trees a forest takes: each tree holds arrays from the start, and far fewer
+#: already average out the trees' randomness (a billion trees asked for 7 GiB).
+MAX_ESTIMATORS = 100_000
 #: A classifier's first prediction after an update computes the distributions along the
 #: points' paths only up to this many (points x trees), else every node's once (kept
 #: until the next update).
@@ -134,7 +138,7 @@ class _MondrianForestBase(BaseEstimator):
         values = tuple([(type(v), v) for v in map(self.__getattribute__, self._checked_names)])
         if self.__dict__.get("_checked_params") == values:
             return
-        check_count(self.n_estimators, "n_estimators")
+        check_count(self.n_estimators, "n_estimators", maximum=MAX_ESTIMATORS)
         check_lifetime(self.lifetime)
         self._check_more_params()
         self._checked_params = values
@@ -720,21 +724,7 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
             differs from it on a later call, or a label is not among the classes.
         """
         fitted = hasattr(self, "trees_")
-        if not fitted and classes is None:
-            raise InputError("pass classes=... (all labels) to the first partial_fit.")
-        if classes is not None:
-            # scikit-learn's convention: the first call fixes the classes, a later call may
-            # repeat them but not change them (a new label would have no column)
-            given = np.unique(check_target(classes, name="classes", classifier=True))
-            if given.size == 0:
-                raise InputError("classes is empty; pass every label the forest will see, "
-                                 "e.g. classes=[0, 1].")
-            if fitted and not (given.shape == self.classes_.shape
-                               and np.all(given == self.classes_)):
-                raise InputError(f"classes={given.tolist()[:10]} differs from the classes "
-                                 f"{self.classes_.tolist()[:10]} of the first partial_fit; a "
-                                 "forest keeps its first classes: pass the same ones (or "
-                                 "none), or fit a new forest.")
+        given = check_partial_fit_classes(classes, self.classes_ if fitted else None)
         X, y = self._check(X, y, reset=not fitted)
         if not fitted:
             self.classes_ = given
