@@ -9,7 +9,7 @@ Claims (checked at the defaults over 10 seeds by ``tests/claims/test_amf.py``):
 2. AMF's fit is closer to the signal than the fixed-lifetime forest's at a too-small
    (4) and at a too-large (400) lifetime on the same stream.
 3. One tree's cumulative test-then-train loss ends below that of the best pruning in
-   hindsight plus the prior's log 2 per split (the comparator of the regret bound).
+   hindsight plus the prior's log 2 per node where it splits or stops (the regret bound's comparator).
 """
 from __future__ import annotations
 

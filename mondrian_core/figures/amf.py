@@ -154,7 +154,7 @@ def regret_figure(run, *, height=400) -> go.Figure:
     """
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=run.t, y=run.best_loss, mode="lines",
-                             name="best pruning in hindsight + log 2 per split",
+                             name="best pruning in hindsight + log 2 per choice",
                              line=dict(color=BLUE, width=2, dash="dash")))
     fig.add_trace(go.Scatter(x=run.t, y=run.amf_loss, mode="lines",
                              name="AMF (one tree), predicting each point first",
