@@ -214,7 +214,7 @@ with user_errors():
     check_online_cost(n_train, batch, n_trees, train_fraction=D.TRAIN_FRACTION)
     with st.spinner("Streaming the data into the forest and retraining the baselines..."):
         run = _run(train, test, batch, lifetime, n_trees, seed, k_irr)
-        plain = _run(train, test, batch, lifetime, n_trees, seed) if k_irr else None
+        clean_run = _run(train, test, batch, lifetime, n_trees, seed) if k_irr else None
 stream, stream_error = None, None
 try:  # a stream too slow for these settings leaves the rest of the page working
     check_stream_cost(len(train.X), batch, n_trees, lifetime, D.STREAM_WIDTH)
@@ -297,7 +297,7 @@ def growing_tree():
             "RandomForest and ExtraTrees are retrained from scratch on all points so far "
             "after each batch; the Mondrian forest only extends its trees. On so few points "
             "the three differ by a few test points, either way."
-            + (_distractor_note(run, plain, step) if plain is not None else ""))
+            + (_distractor_note(run, clean_run, step) if clean_run is not None else ""))
     with oc:
         show_figure(cached_figure(figs.operation_counts, run, step), "operations",
                     params={**run_params, "step": step + 1})
@@ -305,9 +305,9 @@ def growing_tree():
                    "Each costs one walk from the root: time proportional to the depth.")
 
 
-def _distractor_note(run, plain, step):
+def _distractor_note(run, clean_run, step):
     """The scores with and without the distractors, after this batch (from both runs)."""
-    pairs = ", ".join(f"{name} {plain.scores[name][step]:.3f} \u2192 {run.scores[name][step]:.3f}"
+    pairs = ", ".join(f"{name} {clean_run.scores[name][step]:.3f} \u2192 {run.scores[name][step]:.3f}"
                       for name in run.scores)
     return (f" **With {k_irr} irrelevant features** (same seed), {run.score_name} after "
             f"this batch, without \u2192 with: {pairs}.")
