@@ -119,8 +119,10 @@ def test_only_the_mondrian_forest_grows_unsure_away_from_the_region(region):
 def test_irrelevant_features_lower_the_mondrian_forest_accuracy():
     """Tour step 5 and the distractor switch: with D.DISTRACTORS irrelevant uniform inputs
     the Mondrian forest's held-out accuracy on the default moons drops, by more than three
-    standard errors of the paired differences over 10 seeds, and by more than RandomForest's
-    and ExtraTrees' drops. The whole training set goes in as one batch: online trees are distributed as
+    standard errors of the paired differences over 10 seeds, and on average by more than
+    RandomForest's and ExtraTrees' drops (the page says that gap is within the seeds'
+    spread: with the joint conditional Mondrian draw it is 1.7 and 2.1 standard errors,
+    not significant). The whole training set goes in as one batch: online trees are distributed as
     batch trees on the same points (projectivity), so the final accuracy is distributed as
     the streamed run's, at a fraction of the cost."""
     data = datasets.two_moons(D.DATA_N, D.DATA_NOISE, random_state=D.DATA_SEED)
@@ -140,7 +142,7 @@ def test_irrelevant_features_lower_the_mondrian_forest_accuracy():
     assert mean[0] > 3 * se[0], (mean, se)
     for other in (1, 2):   # RandomForest, ExtraTrees: their splits look at the labels
         diff = drops[:, 0] - drops[:, other]
-        assert diff.mean() > 3 * diff.std(ddof=1) / np.sqrt(len(diff)), drops
+        assert diff.mean() > 0, drops
 
 
 def test_mid_stream_uncertainty_beyond_the_seen_points_over_seeds(train_test):
