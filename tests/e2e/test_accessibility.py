@@ -29,7 +29,9 @@ def _blocking(results) -> list[str]:
         if v.get("impact") in BLOCKING:
             where = "; ".join(n["target"][0] if isinstance(n["target"][0], str)
                               else str(n["target"]) for n in v["nodes"][:3])
-            out.append(f"{v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} x, e.g. {where})")
+            why = (v["nodes"][0].get("any") or [{}])[0].get("message", "")
+            out.append(f"{v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} x, e.g. {where}"
+                       f"; {why})")
     return out
 
 
