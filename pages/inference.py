@@ -241,7 +241,7 @@ st.caption(
     f"**{summary['count']} data sets.** Plain forest: covers {cov[0]:.0%} "
     f"(\u00b1{se[0]:.0%}), mean width {width[0]:.3f}. Debiased: {cov[1]:.0%} "
     f"(\u00b1{se[1]:.0%}), width {width[1]:.3f}. Smoothed forest "
-    f"(`MondrianForestRegressor`, 10 trees, `return_std` without the noise, told the "
+    f"(*MondrianForestRegressor*, 10 trees, *return_std* without the noise, told the "
     f"true noise variance): {cov[2]:.0%}, width {width[2]:.3f}. "
     "The plain interval is centred on a biased estimate, so at a small lifetime it "
     "misses more often than 5%; the debiased one pays for its smaller bias with "

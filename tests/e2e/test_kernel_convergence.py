@@ -19,21 +19,21 @@ def test_kernel_convergence_page(app_url, page):
     wait_for_app(page, timeout=90_000)
     assert_no_exception(page)
     charts = page.locator('[data-testid="stPlotlyChart"]')
-    charts.nth(3).scroll_into_view_if_needed()
+    charts.nth(4).scroll_into_view_if_needed()
     wait_for_app(page, timeout=90_000)
-    # heat maps, slice, link and Figure 6; Figure 5 waits for the reveal
-    assert charts.count() == 4
+    # heat maps, slice, link, uniform convergence and Figure 6; Figure 5 waits for the reveal
+    assert charts.count() == 5
     assert "Kernel convergence" in page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert "Mondrian, M = 50" in _chart_text(page, 0)
     page.get_by_role("button", name="Reveal the answer").click()
     wait_for_app(page, timeout=90_000)
     page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length === 5",
+        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length === 6",
         timeout=90_000)
-    charts.nth(4).scroll_into_view_if_needed()
+    charts.nth(5).scroll_into_view_if_needed()
     wait_for_app(page, timeout=90_000)
     # Figures 5 and 6 drew their three methods
-    for i in (3, 4):
+    for i in (4, 5):
         text = _chart_text(page, i)
         assert "Mondrian kernel" in text and "Random Fourier features" in text
     assert_no_exception(page)
