@@ -57,7 +57,8 @@ def test_no_serious_axe_violation(page, app_url, axe, path):
         wait_for_app(page, timeout=240_000)
         page.wait_for_selector(".js-plotly-plot, [data-testid='stImage']", timeout=60_000)
         assert_no_exception(page)
-        page.wait_for_timeout(500)  # the page's script names the charts after each change
+        # the page's script names the charts after each change: wait until it has
+        page.wait_for_function(f"() => ({_UNNAMED_JS})().length === 0", timeout=30_000)
         assert not _unnamed_charts(page)
         problems = _blocking(axe.run(page))
         if problems:
