@@ -241,18 +241,21 @@ MIN_SWEEP_POINTS = 2
 LIBRARY_SWEEP_BUDGET_SECONDS = 300.0
 
 
-def check_path_cost(X_train: np.ndarray, n_trees: int, terminal_lifetime: float, *,
+def check_path_cost(n_points: int, n_trees: int, cells_per_tree: float, *,
                     budget: float | None = None) -> None:
     """Raise :class:`InputError` if ``lifetime_path`` on these inputs would run too long.
 
     Parameters
     ----------
-    X_train : ndarray of shape (N, D)
-        The (validated) training points; their box gives the expected cells per tree.
+    n_points : int
+        The number of training points.
     n_trees : int
-        Number of Mondrian trees.
-    terminal_lifetime : float
-        The sweep's terminal lifetime.
+        The number of Mondrian trees.
+    cells_per_tree : float
+        The expected cells of one tree at the terminal lifetime on the training points'
+        box (``mondrian_core.process.expected_cells``; the caller computes it, so this
+        module stays below the samplers). A Mondrian restricted to the points stops
+        cutting cells with one point, so at most ``n_points`` count.
     budget : float, optional
         The time allowed, in seconds (default: :data:`LIBRARY_SWEEP_BUDGET_SECONDS`,
         read when called).
@@ -263,14 +266,9 @@ def check_path_cost(X_train: np.ndarray, n_trees: int, terminal_lifetime: float,
         If the estimate exceeds ``budget``; the message names a size that fits.
     """
     budget = LIBRARY_SWEEP_BUDGET_SECONDS if budget is None else budget
-    from mondrian_core.process.sampler import expected_cells
-
-    X_train = np.asarray(X_train, dtype=float)
-    with np.errstate(over="ignore"):
-        cells = expected_cells(X_train.min(axis=0), X_train.max(axis=0), terminal_lifetime)
-    # a Mondrian restricted to the points stops cutting cells with one point: at most N
-    cells = min(cells, float(X_train.shape[0])) if math.isfinite(cells) else X_train.shape[0]
-    check_sweep_cost(X_train.shape[0], n_trees, cells, budget=budget)
+    cells = (min(float(cells_per_tree), float(n_points)) if math.isfinite(cells_per_tree)
+             else float(n_points))
+    check_sweep_cost(n_points, n_trees, cells, budget=budget)
 
 
 #: The longest online run the app starts (seconds, estimated): it shows only a spinner.

@@ -76,7 +76,7 @@ from mondrian_core._validation import (
 )
 from mondrian_core.cost import check_path_cost
 from mondrian_core.errors import InputError
-from mondrian_core.process import max_lifetime
+from mondrian_core.process import expected_cells, max_lifetime
 from mondrian_core.tree_extension import Placement, place_points
 
 __all__ = ["LifetimePath", "lifetime_path", "lifetime_path_on_trees", "place_points",
@@ -554,7 +554,9 @@ def lifetime_path(X_train, y_train, X_val=None, y_val=None, terminal_lifetime=1.
         raise singular_error(s2n, s2p)
     check_ridge_scale(y, s2n, s2p)
 
-    check_path_cost(X_train, M, float(terminal_lifetime))
+    with np.errstate(over="ignore"):
+        cells = expected_cells(X_train.min(axis=0), X_train.max(axis=0), float(terminal_lifetime))
+    check_path_cost(X_train.shape[0], M, cells)
     check_sweep_hooks(block_size, progress, timings)
     clock = Clock(timings)
     t_start = time.perf_counter()
