@@ -150,7 +150,7 @@ QUESTIONS = {
     "pages/online_forest.py": Question(guess="Only the Mondrian forest",
                                        chart_text="Standard deviation of the prediction"),
     "pages/amf.py": Question(guess="At or below it",
-                             chart_text="best pruning in hindsight + log 2 per split"),
+                             chart_text="best pruning in hindsight + log 2 per choice"),
 }
 
 
