@@ -29,7 +29,7 @@ from explorer_ui.widgets import (
     url_slider,
     user_errors,
 )
-from mondrian_core.experiments.amf import amf_signal_run
+from mondrian_core.experiments.amf import amf_signal_run, stretch_mean
 from mondrian_core.figures import amf as figs
 
 require_app_navigation()
@@ -123,11 +123,9 @@ params = {"signal": signal, "n": n, "noise": noise, "trees": trees, "eta": eta, 
 
 show_figure(cached_figure(figs.weighted_depth_figure, run), "weighted-depth", params=params,
             main=True)
-g = run.grid
-in_rough = (g >= D.ROUGH[0]) & (g <= D.ROUGH[1])
-in_smooth = (g >= D.SMOOTH[0]) & (g <= D.SMOOTH[1])
-rough, smooth = run.depth[in_rough].mean(), run.depth[in_smooth].mean()
-leaf_rough, leaf_smooth = run.leaf_depth[in_rough].mean(), run.leaf_depth[in_smooth].mean()
+rough, smooth = (stretch_mean(run.grid, run.depth, s) for s in (D.ROUGH, D.SMOOTH))
+leaf_rough, leaf_smooth = (stretch_mean(run.grid, run.leaf_depth, s)
+                           for s in (D.ROUGH, D.SMOOTH))
 st.caption(
     f"**Top:** {n} noisy points of the {signal} signal (grey), the signal (dashed) and "
     f"AMF's fit ({trees} trees, red). **Bottom:** the depth of the pruning at each x, "

@@ -227,3 +227,33 @@ def _tree_regret(X, y, step, seed, n_checkpoints):
             tree.partial_fit(X[i:i + 1], y[i:i + 1])
     cumulative = np.cumsum(losses)
     return tree.tree_weights(0), t_marks, cumulative[t_marks - 1], np.array(best)
+
+
+def stretch_mean(grid, values, stretch) -> float:
+    """The mean of ``values`` (one per point of ``grid``) over ``stretch = (lo, hi)``.
+
+    How the page and its claims compare the weighted depth where a signal is rough
+    with where it is smooth.
+
+    Parameters
+    ----------
+    grid : array-like of shape (n,)
+        The points along x.
+    values : array-like of shape (n,)
+        A value per point (e.g. the weighted depth).
+    stretch : tuple of float
+        ``(lo, hi)``, both included.
+
+    Returns
+    -------
+    float
+        The mean of the values inside the stretch.
+
+    Examples
+    --------
+    >>> stretch_mean(np.linspace(0, 1, 5), np.arange(5.0), (0.0, 0.5))
+    1.0
+    """
+    grid = np.asarray(grid, dtype=float)
+    inside = (grid >= stretch[0]) & (grid <= stretch[1])
+    return float(np.asarray(values, dtype=float)[inside].mean())

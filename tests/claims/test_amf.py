@@ -10,6 +10,7 @@ import pytest
 
 from explorer_ui import defaults_amf as D
 from mondrian_core.experiments.amf import amf_signal_run
+from mondrian_core.experiments.amf import stretch_mean as amf_stretch_mean
 
 SEEDS = range(10)
 
@@ -25,8 +26,7 @@ def runs():
 
 
 def stretch_mean(r, values, stretch):
-    g = r.grid
-    return values[(g >= stretch[0]) & (g <= stretch[1])].mean()
+    return amf_stretch_mean(r.grid, values, stretch)
 
 
 def test_weighted_depth_is_larger_where_doppler_is_rough(runs):
