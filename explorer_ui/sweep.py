@@ -14,7 +14,14 @@ from explorer_ui.data import (
     split,
 )
 from explorer_ui.echo import plain
-from explorer_ui.widgets import clamp_state, seed_control, show_figure, url_number, url_slider
+from explorer_ui.widgets import (
+    clamp_state,
+    kept_number,
+    seed_control,
+    show_figure,
+    url_number,
+    url_slider,
+)
 from mondrian_core import lifetime_path
 from mondrian_core.cost import (
     MIN_SWEEP_POINTS,
@@ -38,23 +45,24 @@ def terminal_lifetime(X, cells) -> float:
     return float(f"{lifetime_for_cells(X, cells):.3g}")
 
 
-def _current_settings(trees: int, cells: int) -> tuple[int, int]:
-    """The trees and cells per tree before their widgets are drawn: the session's
-    (checked by the widgets in the last run), else the link's when in the widgets'
-    range, else the page's defaults. A link's pair that no data set could sweep within
-    the budget is refused by its widgets, so the defaults stand in for it here."""
-    def read(key, default, top):
-        value = st.session_state.get(key)
-        if isinstance(value, (int, float)):
-            return int(value), False
-        try:
-            value = int(float(st.query_params.get(key, "")))
-        except (TypeError, ValueError, OverflowError):
-            return default, False
-        return (value, True) if 5 <= value <= top else (default, False)
+#: Most Mondrian trees a sweep page offers (the cost check still refuses slow sweeps).
+MAX_TREES = 1000
+#: Most expected cells per tree a sweep page offers.
+MAX_CELLS = 400
 
-    (n_trees, trees_linked), (n_cells, cells_linked) = (read("trees", trees, MAX_TREES),
-                                                        read("cells", cells, MAX_CELLS))
+
+def sweep_sizes(trees: int, cells: int) -> tuple[int, int]:
+    """The Mondrian trees and cells per tree the model's sliders will hold this run.
+
+    The sliders sit below the data's widgets, whose largest N depends on them, so the
+    page reads them once before drawing anything and passes them to :func:`pick_data`
+    and :func:`model_controls`: the session's values (checked by the sliders in the last
+    run), else the link's when in the sliders' range, else ``trees`` and ``cells`` (the
+    page's defaults). A link's pair that no data set could sweep within the budget is
+    refused by its sliders, so the defaults stand in for it here.
+    """
+    n_trees, trees_linked = kept_number("trees", trees, min_value=5, max_value=MAX_TREES)
+    n_cells, cells_linked = kept_number("cells", cells, min_value=5, max_value=MAX_CELLS)
     if sweep_seconds(MIN_SWEEP_POINTS, n_trees, n_cells) > SWEEP_BUDGET_SECONDS:
         n_cells = cells if cells_linked else n_cells
         if trees_linked and sweep_seconds(MIN_SWEEP_POINTS, n_trees, n_cells) > SWEEP_BUDGET_SECONDS:
@@ -62,7 +70,7 @@ def _current_settings(trees: int, cells: int) -> tuple[int, int]:
     return n_trees, n_cells
 
 
-def pick_data(container, *, seed_container=None, default_lifetime=5.0, trees=50, cells=60):
+def pick_data(container, sizes, *, seed_container=None, default_lifetime=5.0):
     """Data source (the shared picker) and a seeded 60/20/20 split.
 
     One seed draws everything random: the synthetic data, the split and the Mondrians
@@ -70,9 +78,9 @@ def pick_data(container, *, seed_container=None, default_lifetime=5.0, trees=50,
     ``seed_container`` (e.g. a container at the bottom of the sidebar, made before the
     model settings) or, by default, right after the data widgets.
 
-    ``trees`` and ``cells`` are the page's defaults of :func:`model_controls`: the
-    synthetic N sliders stop at the most points a sweep with the current trees and
-    cells can use within the time budget.
+    ``sizes`` are the trees and cells per tree of this run (:func:`sweep_sizes`): the
+    synthetic N sliders stop at the most points a sweep of that size can use within the
+    time budget.
 
     Returns (train, val, test, name, true_lifetime, key, seed); ``key`` identifies
     the data for caching.
@@ -82,7 +90,7 @@ def pick_data(container, *, seed_container=None, default_lifetime=5.0, trees=50,
     # the seed is drawn first (the data depend on it) but shown where seed_box sits
     seed = seed_control("seed", default=0, container=seed_box)
     seed_box.caption("The seed draws the data, the split and the Mondrians.")
-    fits = largest_sweep_points(*_current_settings(trees, cells))
+    fits = largest_sweep_points(*sizes)
     data = data_source_picker("data", kinds=REGRESSION_KINDS, container=data_box,
                               standardize=True, standardize_target=True, seed=seed,
                               default_lifetime=default_lifetime,
@@ -92,26 +100,21 @@ def pick_data(container, *, seed_container=None, default_lifetime=5.0, trees=50,
     return train, val, test, data.name, data.true_lifetime, key, seed
 
 
-#: Most Mondrian trees a sweep page offers (the cost check still refuses slow sweeps).
-MAX_TREES = 1000
-#: Most expected cells per tree a sweep page offers.
-MAX_CELLS = 400
-
-
-def model_controls(container, train, *, trees=50, cells=60, noise_variance=0.01,
+def model_controls(container, train, sizes, *, trees=50, cells=60, noise_variance=0.01,
                    prior_variance=1.0):
     """Mondrian sweep settings; returns them as a dict: ``n_trees``, ``cells``,
     ``terminal_lifetime``, ``noise_variance``, ``prior_variance``.
 
     The terminal lifetime is chosen through the expected number of cells per tree it
-    gives on the training data's box, so one setting suits every data set. The keyword
+    gives on the training data's box, so one setting suits every data set. ``sizes`` are
+    the trees and cells per tree the sliders hold (:func:`sweep_sizes`); the keyword
     arguments are the page's defaults.
     """
     # the sliders stop where the sweep would pass the time budget (the refusal's limit)
     # and say why: trees as many as fit with the current cells, cells as many as fit
     # with the trees chosen
     n, budget = train.n_samples, SWEEP_BUDGET_SECONDS
-    current_cells = _current_settings(trees, cells)[1]
+    current_cells = sizes[1]
     trees_top = max(min(MAX_TREES, largest_sweep_trees(n, current_cells, budget) // 5 * 5), 10)
     clamp_state("trees", trees_top)
     n_trees = url_slider("Mondrian trees $M$", "trees", min_value=5, max_value=trees_top,

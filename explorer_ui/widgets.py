@@ -97,6 +97,25 @@ def url_slider(label: str, key: str, *, min_value, max_value, default, step=None
     return value
 
 
+def kept_number(key: str, default, *, min_value, max_value):
+    """The value a URL-bound number widget drawn later in this run will show, and whether
+    it comes from the link.
+
+    The session's (checked when the widget was last drawn), else the link's when it is a
+    number in ``[min_value, max_value]``, else ``default`` (no notice: the widget gives it
+    when drawn). For a widget whose range depends on one drawn after it (the sweep pages
+    size the data by the model's sliders, which sit below the data's).
+    """
+    value = st.session_state.get(key)
+    if isinstance(value, (int, float)):
+        return type(default)(value), False
+    try:
+        return _number_parser(type(default), min_value, max_value)(
+            st.query_params.get(key, "")), True
+    except (TypeError, ValueError, OverflowError):
+        return default, False
+
+
 def clamp_state(key: str, top) -> None:
     """Lower a widget's kept value to ``top`` when its range shrank below it (a slider
     whose value is above its maximum is an error)."""

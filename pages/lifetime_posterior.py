@@ -26,7 +26,7 @@ from explorer_ui.echo import plain
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sources import Source
-from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split
+from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split, sweep_sizes
 from explorer_ui.tour import Step, Tour, predict_then_reveal
 from explorer_ui.widgets import (
     page_header,
@@ -144,11 +144,11 @@ side = st.sidebar
 data_box, model_box, seed_box = side.container(), side.container(), side.container()
 seed_box.divider()
 with user_errors():
+    sizes = sweep_sizes(D.TREES, D.CELLS)
     train, val, test, name, true_lifetime, key, seed = pick_data(
-        data_box, seed_container=seed_box, default_lifetime=D.TRUE_LIFETIME, trees=D.TREES,
-        cells=D.CELLS)
+        data_box, sizes, seed_container=seed_box, default_lifetime=D.TRUE_LIFETIME)
     model_box.divider()
-    settings = model_controls(model_box, train, trees=D.TREES, cells=D.CELLS,
+    settings = model_controls(model_box, train, sizes, trees=D.TREES, cells=D.CELLS,
                               noise_variance=D.NOISE_VARIANCE, prior_variance=D.PRIOR_VARIANCE)
     model_box.divider()
     kind = url_choice(r"Prior over the lifetime $\lambda$", "prior", PRIORS, default=D.PRIOR,

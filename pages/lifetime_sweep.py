@@ -27,7 +27,7 @@ from explorer_ui.echo import plain
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sources import Source
-from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split
+from explorer_ui.sweep import figure_params, model_controls, pick_data, run_sweep, show_split, sweep_sizes
 from explorer_ui.sweep_page import figure8_at_scale_result, figure8_rows, sweep_lifetime_picker
 from explorer_ui.tour import Step, Tour, predict_then_reveal
 from explorer_ui.widgets import page_header, show_figure, user_errors
@@ -122,11 +122,12 @@ page_header(
 side = st.sidebar
 data_box, model_box, seed_box = side.container(), side.container(), side.container()
 with user_errors():
+    sizes = sweep_sizes(defaults.N_TREES, defaults.CELLS)
     train, val, test, name, true_lifetime, key, seed = pick_data(
-        data_box, seed_container=seed_box, default_lifetime=defaults.TRUE_LIFETIME,
-        trees=defaults.N_TREES, cells=defaults.CELLS)
+        data_box, sizes, seed_container=seed_box, default_lifetime=defaults.TRUE_LIFETIME)
     model_box.divider()
-    settings = model_controls(model_box, train, trees=defaults.N_TREES, cells=defaults.CELLS,
+    settings = model_controls(model_box, train, sizes, trees=defaults.N_TREES,
+                              cells=defaults.CELLS,
                               noise_variance=defaults.NOISE_VARIANCE,
                               prior_variance=defaults.PRIOR_VARIANCE)
 main_chart = st.empty()  # the error curve goes first, once the sweep is known
