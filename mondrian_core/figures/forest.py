@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mondrian_core.figures._parts import polyline, rectangles
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -192,10 +193,7 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
     # in the number of cells: 52 s for a large tree)
     boxes = np.asarray(snapshot.leaf_boxes, dtype=float).reshape(-1, 2, 2)
     if boxes.size:
-        lo, up = boxes[:, 0], boxes[:, 1]
-        gap = np.full(len(boxes), np.nan)
-        xs = np.column_stack([lo[:, 0], up[:, 0], up[:, 0], lo[:, 0], lo[:, 0], gap]).ravel()
-        ys = np.column_stack([lo[:, 1], lo[:, 1], up[:, 1], up[:, 1], lo[:, 1], gap]).ravel()
+        xs, ys = rectangles(boxes[:, 0], boxes[:, 1])
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", fill="toself",
                                  fillcolor="rgba(247,216,66,0.22)", hoverinfo="skip",
                                  line=dict(color=GREY, width=1.5), showlegend=False,
@@ -204,8 +202,7 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
         seg = snapshot.segments[snapshot.new_segment == new]
         if seg.size == 0:
             continue
-        xs = np.column_stack([seg[:, 0], seg[:, 2], np.full(len(seg), np.nan)]).ravel()
-        ys = np.column_stack([seg[:, 1], seg[:, 3], np.full(len(seg), np.nan)]).ravel()
+        xs, ys = polyline(seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3])
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip",
                                  name="new split" if new else "split", showlegend=new,
                                  line=dict(color=RED if new else BLACK, width=5 if new else 2)))

@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mondrian_core.figures._parts import band
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -75,10 +76,8 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
         r, c = i // cols + 1, i % cols + 1
         lo, hi = p["mean"] - 2 * p["std"], p["mean"] + 2 * p["std"]
         first = i == 0
-        fig.add_trace(go.Scatter(x=np.concatenate([g, g[::-1]]), y=np.concatenate([hi, lo[::-1]]),
-                                 fill="toself", fillcolor=_BAND, line=dict(width=0),
-                                 name="mean \u00b1 2 sd of f", legendgroup="band",
-                                 showlegend=first, hoverinfo="skip"), row=r, col=c)
+        fig.add_trace(band(g, lo, hi, _BAND, name="mean \u00b1 2 sd of f", legendgroup="band",
+                           showlegend=first), row=r, col=c)
         for j in range(p["samples"].shape[1]):
             fig.add_trace(go.Scatter(x=g, y=p["samples"][:, j], mode="lines",
                                      line=dict(width=1.0, color=_SAMPLE_COLOURS[j % 5]),

@@ -11,20 +11,13 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mondrian_core.figures._parts import polyline
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, legend_below, styled
 
 __all__ = ["coverage_stack_figure", "bias_sd_figure", "clt_figure", "rates_figure"]
 
 _COVERED, _MISSED = BLUE, RED
 _SERIES = {"tree": GREY, "forest": BLUE, "debiased forest": RED}
-
-
-def _segments(x, lower, upper):
-    """Vertical segments at ``x`` from ``lower`` to ``upper``, one trace's coordinates."""
-    xs = np.repeat(np.asarray(x, dtype=float), 3)
-    ys = np.column_stack([lower, upper, np.full(len(lower), np.nan)]).ravel()
-    xs[2::3] = np.nan
-    return xs, ys
 
 
 def coverage_stack_figure(stack, summary, *, names, level=0.95, height=450) -> go.Figure:
@@ -69,7 +62,7 @@ def coverage_stack_figure(stack, summary, *, names, level=0.95, height=450) -> g
         for hit, colour, label in ((True, _COVERED, "covers \u03bc(x)"),
                                    (False, _MISSED, "misses \u03bc(x)")):
             rows = covered[:, j] == hit
-            xs, ys = _segments(runs[rows], stack.lower[rows, j], stack.upper[rows, j])
+            xs, ys = polyline(runs[rows], stack.lower[rows, j], runs[rows], stack.upper[rows, j])
             fig.add_trace(go.Scatter(
                 x=xs, y=ys, mode="lines", line=dict(color=colour, width=2 if hit else 3),
                 name=label, legendgroup=label, showlegend=col == 1,

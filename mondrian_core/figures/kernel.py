@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mondrian_core.figures._parts import band
 from mondrian_core.figures.theme import (
     BLACK,
     DIVERGING,
@@ -210,12 +211,10 @@ def laplace_link_figure(laplace, fraction, n_trees, *, height=420) -> go.Figure:
     UAI, sec. 3.
     """
     p = np.linspace(0, 1, 101)
-    band = 2 * np.sqrt(p * (1 - p) / n_trees)
+    half = 2 * np.sqrt(p * (1 - p) / n_trees)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=np.r_[p, p[::-1]], y=np.r_[p + band, (p - band)[::-1]],
-                             fill="toself", fillcolor=_rgba(GREY, 0.2), line=dict(width=0),
-                             name=f"±2 s.d. of a fraction of {n_trees} trees",
-                             hoverinfo="skip"))
+    fig.add_trace(band(p, p - half, p + half, _rgba(GREY, 0.2),
+                       name=f"±2 s.d. of a fraction of {n_trees} trees"))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="identity",
                              line=dict(color=BLACK, dash="dash")))
     fig.add_trace(go.Scatter(x=laplace, y=fraction, mode="markers", name="pairs of points",
@@ -238,9 +237,8 @@ def _curves(fig, counts, mean, std, name, colour, log_y):
     lo = mean - std
     if log_y:
         lo = np.maximum(lo, mean * 0.05)
-    fig.add_trace(go.Scatter(x=np.r_[counts, counts[::-1]], y=np.r_[mean + std, lo[::-1]],
-                             fill="toself", fillcolor=_rgba(colour, 0.15), line=dict(width=0),
-                             showlegend=False, hoverinfo="skip", legendgroup=name))
+    fig.add_trace(band(counts, lo, mean + std, _rgba(colour, 0.15), showlegend=False,
+                       legendgroup=name))
     fig.add_trace(go.Scatter(x=counts, y=mean, mode="lines+markers", name=name,
                              line=dict(color=colour, width=2), legendgroup=name,
                              marker=dict(size=6)))

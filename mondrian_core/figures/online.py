@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mondrian_core.figures._parts import band
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, YELLOW, legend_below, styled
 
 _BANDS = {BLUE: "rgba(19,86,162,0.18)", RED: "rgba(212,9,32,0.15)"}
@@ -54,12 +55,9 @@ def stream_fits_figure(stream, step, *, height=470) -> go.Figure:
     pad = 0.15 * (hi - lo)
     for col, (name, colour, mean, std) in enumerate(panels, start=1):
         legend = col == 1
-        fig.add_trace(go.Scatter(
-            x=np.concatenate([g, g[::-1]]),
-            y=np.concatenate([mean + 2 * std, (mean - 2 * std)[::-1]]),
-            fill="toself", fillcolor=_BANDS[colour], line=dict(width=0), hoverinfo="skip",
-            name="mean ± 2 std", legendgroup="band", showlegend=legend,
-            marker=dict(color=GREY)), row=1, col=col)
+        fig.add_trace(band(g, mean - 2 * std, mean + 2 * std, _BANDS[colour],
+                           name="mean ± 2 std", legendgroup="band", showlegend=legend,
+                           marker=dict(color=GREY)), row=1, col=col)
         if stream.f is not None:
             fig.add_trace(go.Scatter(x=g, y=stream.f, mode="lines", name="true function",
                                      line=dict(color=BLACK, width=1.5, dash="dash"),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from mondrian_core.figures._parts import log_x_marker
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, legend_below, styled
 
 __all__ = ["log_bin_edges", "PosteriorView", "posterior_view", "lifetime_posteriors",
@@ -191,17 +192,13 @@ def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mond
         _interval_bar(fig, exact_interval, exact_mean, 1.26 * top, RED,
                       f"exact {level:.0%}, mean {exact_mean:.3g}")
     if true_lifetime is not None:
-        fig.add_vline(x=true_lifetime, line=dict(color=BLACK, dash="dot", width=2))
-        fig.add_annotation(x=float(np.log10(true_lifetime)), y=1.0, yref="paper",
-                           text=f"true \u03bb* = {true_lifetime:g} ", showarrow=False,
-                           yanchor="bottom", xanchor="right", font=dict(color=BLACK, size=13))
+        log_x_marker(fig, true_lifetime, f"true \u03bb* = {true_lifetime:g} ", dash="dot",
+                     width=2, size=13, xanchor="right")
     x_hi = float(edges[-1])
     if terminal_lifetime is not None:
         x_hi = max(x_hi, 1.3 * terminal_lifetime)  # the end of the sweep in view
-        fig.add_vline(x=terminal_lifetime, line=dict(color=GREY, dash="dashdot", width=2))
-        fig.add_annotation(x=float(np.log10(terminal_lifetime)), y=1.0, yref="paper",
-                           text=f"\u039b = {terminal_lifetime:.3g} (end) ", showarrow=False,
-                           yanchor="bottom", xanchor="right", font=dict(color=GREY, size=13))
+        log_x_marker(fig, terminal_lifetime, f"\u039b = {terminal_lifetime:.3g} (end) ",
+                     color=GREY, dash="dashdot", width=2, size=13, xanchor="right")
     fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)",
                      range=[float(np.log10(edges[0])), float(np.log10(x_hi))])
     fig.update_yaxes(title="density per unit log \u03bb", rangemode="tozero",

@@ -17,6 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mondrian_core.figures._parts import polyline, rectangles
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -66,31 +67,7 @@ def _cut_segments(sample, nodes, lower=None, upper=None):
     x1 = np.where(vertical, x, hi[:, 0])
     y0 = np.where(vertical, lo[:, 1], x)
     y1 = np.where(vertical, hi[:, 1], x)
-    return _polyline(x0, y0, x1, y1)
-
-
-def _polyline(x0, y0, x1, y1):
-    n = len(x0)
-    xs = np.full(3 * n, np.nan)
-    ys = np.full(3 * n, np.nan)
-    xs[0::3], xs[1::3] = x0, x1
-    ys[0::3], ys[1::3] = y0, y1
-    return _nan_to_none(xs), _nan_to_none(ys)
-
-
-def _nan_to_none(a):
-    """NaN marks a gap between line pieces (plotly serialises it as null)."""
-    return np.asarray(a, dtype=float)
-
-
-def _rectangles(lower, upper):
-    """Closed outlines of boxes (x, y with None gaps), for fills or outlines."""
-    n = len(lower)
-    xs = np.full((n, 6), np.nan)
-    ys = np.full((n, 6), np.nan)
-    xs[:, :5] = np.stack([lower[:, 0], upper[:, 0], upper[:, 0], lower[:, 0], lower[:, 0]], 1)
-    ys[:, :5] = np.stack([lower[:, 1], lower[:, 1], upper[:, 1], upper[:, 1], lower[:, 1]], 1)
-    return _nan_to_none(xs.ravel()), _nan_to_none(ys.ravel())
+    return polyline(x0, y0, x1, y1)
 
 
 def cell_colour_index(node_ids) -> np.ndarray:
@@ -157,9 +134,9 @@ def _tree_edges(sample, x, until):
     y_end = np.minimum(_node_y(sample), until)
     alive = sample.birth_time <= until
     ids = np.flatnonzero(alive)
-    sx, sy = _polyline(x[ids], sample.birth_time[ids], x[ids], y_end[ids])
+    sx, sy = polyline(x[ids], sample.birth_time[ids], x[ids], y_end[ids])
     inner = np.flatnonzero(~sample.is_leaf & (sample.split_time <= until))
-    bx, by = _polyline(x[sample.left[inner]], sample.split_time[inner],
+    bx, by = polyline(x[sample.left[inner]], sample.split_time[inner],
                        x[sample.right[inner]], sample.split_time[inner])
     return np.concatenate([sx, bx]), np.concatenate([sy, by])
 
@@ -213,7 +190,7 @@ def _partition_state(sample, t, fill, labels):
         colour = cell_colour_index(cells)
         for k in range(len(_FILLS)):
             ids = cells[colour == k]
-            fx, fy = _rectangles(sample.node_lower[ids], sample.node_upper[ids])
+            fx, fy = rectangles(sample.node_lower[ids], sample.node_upper[ids])
             data.append(dict(x=fx, y=fy))
     cut = sample.cut_nodes
     cut = cut[sample.split_time[cut] <= t]
@@ -351,7 +328,7 @@ def _partition_traces(fig, sample, fill, labels) -> list[int]:
                              showlegend=False, name="cells"), 1, 1)
     animated.append(len(fig.data) - 1)
     # static: the box outline
-    bx, by = _rectangles(lo[None, :], hi[None, :])
+    bx, by = rectangles(lo[None, :], hi[None, :])
     fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color=BLACK, width=5),
                              hoverinfo="skip", showlegend=False, name="box"), 1, 1)
     return animated
@@ -404,7 +381,7 @@ def _tree_traces(fig, sample, x, labels) -> list[int]:
 
 def _selection_traces(fig, sample, x, j):
     """Outline node ``j``'s box and circle it in the tree."""
-    sx, sy = _rectangles(sample.node_lower[[j]], sample.node_upper[[j]])
+    sx, sy = rectangles(sample.node_lower[[j]], sample.node_upper[[j]])
     # black under yellow: visible on every Mondrian colour
     for colour, width in ((BLACK, 9), (YELLOW, 4)):
         fig.add_trace(go.Scatter(x=sx, y=sy, mode="lines", line=dict(color=colour,
@@ -576,10 +553,10 @@ def projectivity_figure(sample, restricted, check, *, height: int = 420) -> go.F
     rx, ry = _cut_segments(restricted, restricted.cut_nodes)
     fig.add_trace(go.Scatter(x=rx, y=ry, mode="lines", line=dict(color=BLACK, width=3),
                              hoverinfo="skip", name="cuts of the restriction"), 1, 1)
-    bx, by = _rectangles(sample.lower[None], sample.upper[None])
+    bx, by = rectangles(sample.lower[None], sample.upper[None])
     fig.add_trace(go.Scatter(x=bx, y=by, mode="lines", line=dict(color=BLACK, width=4),
                              hoverinfo="skip", showlegend=False), 1, 1)
-    sx, sy = _rectangles(restricted.lower[None], restricted.upper[None])
+    sx, sy = rectangles(restricted.lower[None], restricted.upper[None])
     fig.add_trace(go.Scatter(x=sx, y=sy, mode="lines", line=dict(color=BLUE, width=4),
                              fill="toself", fillcolor="rgba(19,86,162,0.08)",
                              hoverinfo="skip", name="sub-box"), 1, 1)
@@ -708,13 +685,13 @@ def extension_figure(old, chain, *, height: int = 520, frame_ms: int = 600) -> g
                                  hoverinfo="skip"))
     fig.add_trace(go.Scatter(mode="lines", line=dict(color=BLACK, width=4), name="box",
                              showlegend=False, hoverinfo="skip"))
-    ox, oy = _rectangles(old.lower[None], old.upper[None])
+    ox, oy = rectangles(old.lower[None], old.upper[None])
     fig.add_trace(go.Scatter(x=ox, y=oy, mode="lines", line=dict(color=YELLOW, width=4),
                              name="old box", hoverinfo="skip"))
 
     def state(sample):
         parts = extension_parts(old, sample)
-        bx, by = _rectangles(sample.lower[None], sample.upper[None])
+        bx, by = rectangles(sample.lower[None], sample.upper[None])
         return [dict(x=parts[k][0], y=parts[k][1]) for k in order] + [dict(x=bx, y=by)]
 
     steps = [old] + list(chain)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from mondrian_core.figures._parts import band, log_x_marker, polyline
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, LIGHT_GREY, RED, SERIES, YELLOW, styled
 
 __all__ = ["rmse_vs_lifetime", "n_features_vs_lifetime", "fitted_function_1d",
@@ -29,19 +30,6 @@ def _positive_times(path):
 
 def _steps(path, values):
     return np.append(values, values[-1])
-
-
-def _lifetime_marker(fig, lifetime, label, color=BLACK, dash="dash", y=1.0, yanchor="bottom",
-                     xanchor="center"):
-    """A vertical line at ``lifetime`` on a log x axis, labelled above the plot.
-
-    (Plotly places annotations on log axes in log10 units, so the label is added
-    separately at ``log10(lifetime)``; the line itself takes data units.)
-    """
-    fig.add_vline(x=lifetime, line=dict(color=color, dash=dash, width=1.5))
-    fig.add_annotation(x=float(np.log10(lifetime)), xref="x", y=y, yref="paper", text=label,
-                       showarrow=False, yanchor=yanchor, xanchor=xanchor,
-                       font=dict(color=color, size=12))
 
 
 def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
@@ -88,11 +76,11 @@ def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
     lo, hi = _log_range(path)
     inward = lifetime is not None and np.log10(max(lifetime, t[0])) > lo + 0.85 * (hi - lo)
     if true_lifetime is not None:
-        _lifetime_marker(fig, true_lifetime, f" true {true_lifetime:g}", color=GREY, dash="dot",
-                         y=0.99, yanchor="top", xanchor="left")
+        log_x_marker(fig, true_lifetime, f" true {true_lifetime:g}", color=GREY, dash="dot",
+                     y=0.99, yanchor="top", xanchor="left")
     if lifetime is not None:
-        _lifetime_marker(fig, max(lifetime, t[0]), f"slider {lifetime:.3g}",
-                         xanchor="right" if inward else "center")
+        log_x_marker(fig, max(lifetime, t[0]), f"slider {lifetime:.3g}",
+                     xanchor="right" if inward else "center")
     fig.update_xaxes(type="log", range=_log_range(path),
                      title="lifetime \u03bb (inverse kernel width, log scale)")
     fig.update_yaxes(title="RMSE (target units)")
@@ -123,7 +111,7 @@ def n_features_vs_lifetime(path, lifetime=None, height=300):
     fig.add_scatter(x=t, y=_steps(path, path.n_features), mode="lines", line_shape="hv",
                     name="features", line=dict(color=BLACK, width=2), showlegend=False)
     if lifetime is not None:
-        _lifetime_marker(fig, max(lifetime, t[0]), f"{path.n_features[path.index(lifetime)]} features")
+        log_x_marker(fig, max(lifetime, t[0]), f"{path.n_features[path.index(lifetime)]} features")
     fig.update_xaxes(type="log", range=_log_range(path), title="lifetime \u03bb (log scale)")
     fig.update_yaxes(title="number of features C")
     return styled(fig, title="Features (+1 per cut)", height=height)
@@ -163,10 +151,8 @@ def fitted_function_1d(grid, mean, X_train, y_train, X_val=None, y_val=None, std
     grid = np.ravel(grid)
     fig = go.Figure()
     if std is not None:
-        fig.add_scatter(x=np.concatenate([grid, grid[::-1]]),
-                        y=np.concatenate([mean + 2 * std, (mean - 2 * std)[::-1]]),
-                        fill="toself", fillcolor="rgba(19,86,162,0.18)", line=dict(width=0),
-                        name=band_label, hoverinfo="skip")
+        fig.add_trace(band(grid, mean - 2 * std, mean + 2 * std, "rgba(19,86,162,0.18)",
+                           name=band_label))
     fig.add_scatter(x=np.ravel(X_train), y=y_train, mode="markers", name="train",
                     marker=dict(color=GREY, size=5, opacity=0.7))
     if X_val is not None and y_val is not None:
@@ -257,10 +243,7 @@ def prediction_surface_2d(gx, gy, Z, X_train, segments=None, title="Prediction s
     fig.add_scatter(x=X_train[:, 0], y=X_train[:, 1], mode="markers", name="train",
                     marker=dict(color=BLACK, size=3, opacity=0.5), showlegend=False)
     if segments is not None and len(segments):
-        xs, ys = [], []
-        for x0, y0, x1, y1 in segments:
-            xs += [x0, x1, None]
-            ys += [y0, y1, None]
+        xs, ys = polyline(*np.asarray(segments, dtype=float).T)
         fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(color=BLACK, width=2.5),
                         name="cuts of tree 1", showlegend=False)
     fig.update_xaxes(title="x1", range=[gx[0], gx[-1]], constrain="domain")
@@ -307,7 +290,7 @@ def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None,
                     mode="markers", marker=dict(color=BLUE, size=11, symbol="star"),
                     name=f"maximum at {path.lifetimes[best]:.3g}", showlegend=True)
     if true_lifetime is not None:
-        _lifetime_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=GREY, dash="dot")
+        log_x_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=GREY, dash="dot")
     fig.update_xaxes(type="log", range=_log_range(path), title="lifetime \u03bb (log scale)")
     fig.update_yaxes(title="log p(y | X, \u03bb)  (nats)")
     fig.update_layout(legend=dict(x=0.99, y=0.02, xanchor="right", yanchor="bottom"))
@@ -363,13 +346,13 @@ def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, inter
                     line_shape="linear",
                     line=dict(color=BLUE, width=2.5))
     if mean is not None:
-        _lifetime_marker(fig, mean, f"mean {mean:.3g}", color=BLUE, xanchor="right")
+        log_x_marker(fig, mean, f"mean {mean:.3g}", color=BLUE, xanchor="right")
     if map_ is not None:
-        _lifetime_marker(fig, map_, f"MAP {map_:.3g}", color=RED, dash="dashdot", xanchor="left",
-                         y=0.97, yanchor="top")
+        log_x_marker(fig, map_, f"MAP {map_:.3g}", color=RED, dash="dashdot", xanchor="left",
+                     y=0.97, yanchor="top")
     if true_lifetime is not None:
-        _lifetime_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=BLACK, dash="dot",
-                         y=0.0, yanchor="bottom", xanchor="left")
+        log_x_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=BLACK, dash="dot",
+                     y=0.0, yanchor="bottom", xanchor="left")
     fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)",
                      range=[float(np.log10(grid[0])), float(np.log10(grid[-1]))])
     fig.update_yaxes(title="density per unit log \u03bb", rangemode="tozero")

@@ -1,0 +1,115 @@
+"""Pieces the figure builders share: line segments and box outlines as one trace's
+coordinates, an uncertainty band, and a labelled vertical line on a log x axis.
+
+Private to ``mondrian_core.figures`` (its names are public for its modules).
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from mondrian_core.figures.theme import BLACK
+
+__all__ = ["polyline", "rectangles", "band", "log_x_marker"]
+
+
+def polyline(x0, y0, x1, y1) -> tuple[np.ndarray, np.ndarray]:
+    """Segments from ``(x0, y0)`` to ``(x1, y1)`` as one trace's coordinates.
+
+    NaN separates the pieces (plotly draws a gap there and serialises it as null):
+    one trace of many segments draws far faster than one shape per segment.
+
+    Parameters
+    ----------
+    x0, y0, x1, y1 : array-like of shape (n,)
+        The segments' ends.
+
+    Returns
+    -------
+    tuple of ndarray of shape (3 n,)
+        x and y.
+    """
+    n = len(x0)
+    xs = np.full(3 * n, np.nan)
+    ys = np.full(3 * n, np.nan)
+    xs[0::3], xs[1::3] = x0, x1
+    ys[0::3], ys[1::3] = y0, y1
+    return xs, ys
+
+
+def rectangles(lower, upper) -> tuple[np.ndarray, np.ndarray]:
+    """Closed outlines of 2-D boxes as one trace's coordinates (NaN between boxes).
+
+    Parameters
+    ----------
+    lower, upper : array-like of shape (n, 2)
+        The boxes' corners.
+
+    Returns
+    -------
+    tuple of ndarray of shape (6 n,)
+        x and y, for outlines or ``fill="toself"``.
+    """
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    n = len(lower)
+    xs = np.full((n, 6), np.nan)
+    ys = np.full((n, 6), np.nan)
+    xs[:, :5] = np.stack([lower[:, 0], upper[:, 0], upper[:, 0], lower[:, 0], lower[:, 0]], 1)
+    ys[:, :5] = np.stack([lower[:, 1], lower[:, 1], upper[:, 1], upper[:, 1], lower[:, 1]], 1)
+    return xs.ravel(), ys.ravel()
+
+
+def band(x, lower, upper, fillcolor: str, **trace) -> go.Scatter:
+    """The area between ``lower`` and ``upper`` over ``x``, filled, without an outline.
+
+    Parameters
+    ----------
+    x, lower, upper : array-like of shape (n,)
+        Where, and the band's edges.
+    fillcolor : str
+        The fill (with its transparency).
+    **trace
+        More attributes of the trace (``name``, ``legendgroup``, ``showlegend``...).
+
+    Returns
+    -------
+    plotly.graph_objects.Scatter
+        The trace, not hoverable (the curve it surrounds carries the numbers).
+    """
+    x, lower, upper = (np.asarray(a) for a in (x, lower, upper))
+    return go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([upper, lower[::-1]]),
+                      fill="toself", fillcolor=fillcolor, line=dict(width=0),
+                      hoverinfo="skip", **trace)
+
+
+def log_x_marker(fig: go.Figure, x: float, label: str, *, color: str = BLACK,
+                 dash: str = "dash", width: float = 1.5, size: int = 12, y: float = 1.0,
+                 yanchor: str = "bottom", xanchor: str = "center") -> None:
+    """Mark ``x`` on a log x axis by a vertical line with a label at height ``y``.
+
+    Plotly places annotations on a log axis in log10 units, so the label goes at
+    ``log10(x)``; the line itself takes data units.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure, changed in place.
+    x : float
+        Where, in data units (positive).
+    label : str
+        The text.
+    color, dash : str, default=BLACK and "dash"
+        The line's and the label's colour, the line's dash.
+    width : float, default=1.5
+        The line's width.
+    size : int, default=12
+        The label's font size.
+    y : float, default=1.0
+        The label's height, as a fraction of the plot area's (1 is its top edge).
+    yanchor, xanchor : str, default="bottom" and "center"
+        Which side of the label sits at ``(x, y)``.
+    """
+    fig.add_vline(x=x, line=dict(color=color, dash=dash, width=width))
+    fig.add_annotation(x=float(np.log10(x)), xref="x", y=y, yref="paper", text=label,
+                       showarrow=False, yanchor=yanchor, xanchor=xanchor,
+                       font=dict(color=color, size=size))
