@@ -2,10 +2,18 @@
 obvious point-by-point construction."""
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
+import re
+
 import numpy as np
 import plotly.graph_objects as go
+import pytest
+from numpydoc.docscrape import NumpyDocString
 
-from mondrian_core.figures._parts import band, log_x_marker, polyline, rectangles
+import mondrian_core.figures as figures
+from mondrian_core.figures._parts import band, figure_builder, log_x_marker, polyline, rectangles
 
 
 def test_polyline_is_each_segment_then_a_gap():
@@ -46,3 +54,79 @@ def test_log_x_marker_labels_at_log10_of_the_line():
     assert line.x0 == line.x1 == 100.0 and line.line.color == "#123456"
     assert note.x == 2.0 and note.xref == "x" and note.yref == "paper"
     assert note.text == "here" and note.font.color == "#123456"
+
+
+# ------------------------------------------------------------------ builders' docstrings
+
+def _builders():
+    for info in pkgutil.iter_modules(figures.__path__, "mondrian_core.figures."):
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if (inspect.isfunction(obj) and obj.__module__ == module.__name__
+                    and not name.startswith("_")
+                    and "height" in inspect.signature(obj).parameters):
+                yield f"{info.name}.{name}", obj
+
+
+def test_every_documented_height_default_is_the_signatures():
+    checked = 0
+    for name, builder in _builders():
+        documented = re.search(r"height : int, default=(\d+)", builder.__doc__ or "")
+        if documented:
+            checked += 1
+            default = inspect.signature(builder).parameters["height"].default
+            assert int(documented.group(1)) == default, name
+    assert checked >= 40
+
+
+def test_figure_builder_writes_height_and_returns_where_numpydoc_wants_them():
+    def probe(x, *, bins=3, height=210):
+        """Draw a probe.
+
+        Parameters
+        ----------
+        x : int
+            A value.
+        bins : int, default=3
+            Bins.
+
+        References
+        ----------
+        A paper.
+        """
+
+    before = probe.__doc__
+    doc = NumpyDocString(figure_builder(probe).__doc__)
+    assert [(p.name, p.type, p.desc) for p in doc["Parameters"]] == [
+        ("x", "int", ["A value."]), ("bins", "int, default=3", ["Bins."]),
+        ("height", "int, default=210", ["The figure's height in pixels."])]
+    assert [(r.type, r.desc) for r in doc["Returns"]] == [
+        ("plotly.graph_objects.Figure", ["The styled figure."])]
+    assert doc["References"] == ["A paper."]
+    # only added to: every line that was there is still there, in the same order
+    after = iter(probe.__doc__.split("\n"))
+    assert all(line in after for line in before.split("\n"))
+
+
+def test_figure_builder_refuses_what_it_cannot_complete():
+    def height_first(*, height=1, bins=2):
+        """Draw.
+
+        Parameters
+        ----------
+        bins : int, default=2
+            Bins.
+        """
+
+    def documented(*, height=1):
+        """Draw.
+
+        Parameters
+        ----------
+        height : int, default=1
+            Pixels.
+        """
+
+    for builder in (height_first, documented):
+        with pytest.raises(TypeError, match=builder.__name__):
+            figure_builder(builder)

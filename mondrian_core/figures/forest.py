@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import polyline, rectangles
+from mondrian_core.figures._parts import figure_builder, polyline, rectangles
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -31,6 +31,7 @@ _SHORT_OPERATION_NAMES = {NO_CHANGE: "no change", EXTEND: "extend", INSERT_ABOVE
                           SPLIT_LEAF: "split leaf"}
 
 
+@figure_builder
 def kernel_vs_forest_rmse(path, lifetime=None, *, sgd=None, height=420) -> go.Figure:
     """Plot test (solid) and train (dotted) RMSE against lifetime for both fits.
 
@@ -46,13 +47,6 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, sgd=None, height=420) -> go.Fi
         The kernel fitted by the paper's SGD
         (:func:`~mondrian_core.experiments.kernel_vs_forest.paper_sgd_path`): its test
         and train RMSE drawn dashed.
-    height : int, default=420
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -90,6 +84,7 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, sgd=None, height=420) -> go.Fi
     return fig
 
 
+@figure_builder
 def weight_histograms(weights, *, sgd_weights=None, paper_scale=False, bins=40,
                       height=460) -> go.Figure:
     """Draw histograms of the kernel's and the forest's weights on the same bins and axes.
@@ -111,13 +106,6 @@ def weight_histograms(weights, *, sgd_weights=None, paper_scale=False, bins=40,
         kernel's.
     bins : int, default=40
         Number of bins, symmetric about 0.
-    height : int, default=460
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -156,6 +144,7 @@ def weight_histograms(weights, *, sgd_weights=None, paper_scale=False, bins=40,
     return styled(fig, title=f"Weights learned at lifetime {weights.lifetime:.3g}", height=height)
 
 
+@figure_builder
 def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
                    height=540) -> go.Figure:
     """Draw one online tree: leaf boxes, splits (new ones thick), the batch by operation.
@@ -175,13 +164,6 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
         How to colour the points seen.
     box : array-like of shape (2, 2), optional
         The axes' range (lower row, upper row).
-    height : int, default=540
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -239,6 +221,7 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
     return legend_below(fig, gap=80, legend_height=40)
 
 
+@figure_builder
 def online_scores(run, step=None, *, height=420) -> go.Figure:
     """Plot the test score of the online forest and retrained batch forests.
 
@@ -250,13 +233,6 @@ def online_scores(run, step=None, *, height=420) -> go.Figure:
         From :func:`~mondrian_core.experiments.online.online_run`.
     step : int, optional
         The batch shown elsewhere, marked by a dashed line.
-    height : int, default=420
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
     """
     fig = go.Figure()
     colours = [RED, BLUE, "#E0A800"]
@@ -273,6 +249,7 @@ def online_scores(run, step=None, *, height=420) -> go.Figure:
     return legend_below(fig, gap=62, legend_height=66)
 
 
+@figure_builder
 def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
     """Map each method's predictive standard deviation over the grid.
 
@@ -284,13 +261,6 @@ def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
         From :func:`~mondrian_core.experiments.online.uncertainty_maps`.
     X_train : ndarray of shape (n, 2), optional
         Training points to overlay.
-    height : int, default=430
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -322,6 +292,7 @@ def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
                   height=height)
 
 
+@figure_builder
 def operation_counts(run, step, *, height=420) -> go.Figure:
     """Count the (point, tree) insertions that caused each operation, per batch.
 
@@ -333,13 +304,6 @@ def operation_counts(run, step, *, height=420) -> go.Figure:
         From :func:`~mondrian_core.experiments.online.online_run`.
     step : int
         The last batch shown.
-    height : int, default=420
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import band
+from mondrian_core.figures._parts import band, figure_builder
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -103,6 +103,7 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
     return legend_below(fig, gap=90)  # clear of the x titles, also at projector sizes
 
 
+@figure_builder
 def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
                            height=380) -> go.Figure:
     """Draw kernel matrices side by side as heat maps (values in [0, 1]).
@@ -113,13 +114,6 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
         Panel title -> an (n, n) kernel matrix.
     axis_label : str, default="points, sorted by x"
         The x-axis title.
-    height : int, default=380
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
     """
     names = list(matrices)
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
@@ -140,6 +134,7 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
     return styled(fig, height=height)
 
 
+@figure_builder
 def cg_convergence_figure(histories: dict, *, tol=None, height=360) -> go.Figure:
     """Plot the relative residual ``||y - A x_k|| / ||y||`` against CG iteration.
 
@@ -150,13 +145,6 @@ def cg_convergence_figure(histories: dict, *, tol=None, height=360) -> go.Figure
         :func:`~mondrian_core.experiments.gp_experiments.cg_histories`).
     tol : float, optional
         CG's tolerance, drawn as a dashed line.
-    height : int, default=360
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -183,6 +171,7 @@ def cg_convergence_figure(histories: dict, *, tol=None, height=360) -> go.Figure
     return fig
 
 
+@figure_builder
 def comparison_figure(rows: list, *, height=380) -> go.Figure:
     """Compare kernels by test log-likelihood and test MSE, side by side.
 
@@ -192,13 +181,6 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
     ----------
     rows : list of dict
         From :func:`~mondrian_core.experiments.gp_experiments.compare_kernels`.
-    height : int, default=380
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -231,6 +213,7 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
     return fig
 
 
+@figure_builder
 def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
                       height=380) -> go.Figure:
     """Draw 2-D embeddings side by side, points coloured by the target.
@@ -244,13 +227,6 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
         The values that colour the points.
     colour_label : str, default="target"
         The colour bar's title.
-    height : int, default=380
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -276,6 +252,7 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
     return styled(fig, height=height)
 
 
+@figure_builder
 def partition_count_figure(curves: dict, *, dataset_name: str = "", height=380) -> go.Figure:
     """Plot test log-likelihood and MSE against the number of partitions m.
 
@@ -288,13 +265,6 @@ def partition_count_figure(curves: dict, *, dataset_name: str = "", height=380) 
         :func:`mondrian_core.experiments.gp_experiments.partition_count_curves`.
     dataset_name : str, default=""
         The data set's name, for the title.
-    height : int, default=380
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import polyline
+from mondrian_core.figures._parts import figure_builder, polyline
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, legend_below, styled
 
 __all__ = ["coverage_stack_figure", "bias_sd_figure", "clt_figure", "rates_figure"]
@@ -20,6 +20,7 @@ _COVERED, _MISSED = BLUE, RED
 _SERIES = {"tree": GREY, "forest": BLUE, "debiased forest": RED}
 
 
+@figure_builder
 def coverage_stack_figure(stack, summary, *, names, level=0.95, height=450) -> go.Figure:
     """Draw each repetition's interval at ``x`` as a vertical bar, covered or missed.
 
@@ -36,13 +37,6 @@ def coverage_stack_figure(stack, summary, *, names, level=0.95, height=450) -> g
         The methods' names, one per column of the stack.
     level : float, default=0.95
         The intervals' nominal level.
-    height : int, default=430
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -79,6 +73,7 @@ def coverage_stack_figure(stack, summary, *, names, level=0.95, height=450) -> g
     return legend_below(fig, gap=60)
 
 
+@figure_builder
 def bias_sd_figure(curves, *, height=400) -> go.Figure:
     """Draw Monte Carlo bias and standard deviation against the lifetime, with theory.
 
@@ -89,13 +84,6 @@ def bias_sd_figure(curves, *, height=400) -> go.Figure:
     ----------
     curves : BiasSdCurves
         From :func:`~mondrian_core.experiments.inference.bias_sd_vs_lifetime`.
-    height : int, default=400
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -131,6 +119,7 @@ def bias_sd_figure(curves, *, height=400) -> go.Figure:
     return legend_below(fig, gap=70)
 
 
+@figure_builder
 def clt_figure(draws, *, bins=30, height=440) -> go.Figure:
     """Draw the histogram of standardised estimates against the CLT's normal density.
 
@@ -140,13 +129,6 @@ def clt_figure(draws, *, bins=30, height=440) -> go.Figure:
         From :func:`~mondrian_core.experiments.inference.clt_statistics`.
     bins : int, default=30
         Histogram bins.
-    height : int, default=380
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -176,6 +158,7 @@ def clt_figure(draws, *, bins=30, height=440) -> go.Figure:
     return legend_below(fig, legend_height=70)
 
 
+@figure_builder
 def rates_figure(risk, *, height=480) -> go.Figure:
     """Draw the risk against n on log-log axes with each learner's theoretical slope.
 
@@ -186,13 +169,6 @@ def rates_figure(risk, *, height=480) -> go.Figure:
     ----------
     risk : RiskCurves
         From :func:`~mondrian_core.experiments.inference.risk_vs_n`.
-    height : int, default=420
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import band
+from mondrian_core.figures._parts import band, figure_builder
 from mondrian_core.figures.theme import (
     BLACK,
     DIVERGING,
@@ -40,6 +40,7 @@ def _rgba(hex_colour: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+@figure_builder
 def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, n_trees=None,
                            height=430) -> go.Figure:
     """Draw the Laplace kernel, the Mondrian kernel and their difference as heat maps.
@@ -58,13 +59,6 @@ def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, 
         The lifetime, for the title.
     n_trees : int, optional
         The number of trees, for the panel title.
-    height : int, default=430
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -118,6 +112,7 @@ def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, 
     return fig
 
 
+@figure_builder
 def kernel_slice_figure(s, laplace, estimates, *, x0=0.5, lifetime=None,
                         height=470) -> go.Figure:
     """Draw the slice k(x0, x): Laplace curve and Mondrian step functions, animated over M.
@@ -136,13 +131,6 @@ def kernel_slice_figure(s, laplace, estimates, *, x0=0.5, lifetime=None,
         call).
     lifetime : float, optional
         The lifetime, for the title.
-    height : int, default=470
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
     """
     ms = sorted(estimates)
     fig = go.Figure()
@@ -183,6 +171,7 @@ def _slice_title(m, lifetime):
     return f"Slice k(x₀, x) through x₀: Mondrian with M = {m} trees{lt}"
 
 
+@figure_builder
 def laplace_link_figure(laplace, fraction, n_trees, *, height=420) -> go.Figure:
     """Plot the fraction of trees sharing a cell against exp(-λ‖x−x′‖₁).
 
@@ -197,13 +186,6 @@ def laplace_link_figure(laplace, fraction, n_trees, *, height=420) -> go.Figure:
         The fraction of trees putting each pair in one cell.
     n_trees : int
         The number of trees M.
-    height : int, default=420
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -244,6 +226,17 @@ def _curves(fig, counts, mean, std, name, colour, log_y):
                              marker=dict(size=6)))
 
 
+def _mean_sd_figure(curves, methods, log_y):
+    """A new figure with each method's mean ± s.d. against the non-zero features per
+    point (the paper's Figures 5 and 6), and those counts as floats."""
+    fig = go.Figure()
+    counts = curves.counts.astype(float)
+    for i, method in enumerate(methods):
+        _curves(fig, counts, curves.mean(method), curves.std(method), method, SERIES[i], log_y)
+    return fig, counts
+
+
+@figure_builder
 def kernel_error_figure(curves, *, height=460) -> go.Figure:
     """Draw the paper's Figure 5: max |error| against non-zero features per point.
 
@@ -253,23 +246,13 @@ def kernel_error_figure(curves, *, height=460) -> go.Figure:
     ----------
     curves : KernelErrorCurves
         From :func:`~mondrian_core.experiments.kernel_convergence.kernel_error_curves`.
-    height : int, default=460
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     UAI, sec. 8.1 and Figure 5.
     """
-    fig = go.Figure()
-    counts = curves.counts.astype(float)
-    for i, method in enumerate(curves.errors):
-        _curves(fig, counts, curves.mean(method), curves.std(method), method, SERIES[i], True)
+    fig, counts = _mean_sd_figure(curves, curves.errors, log_y=True)
     first = next(iter(curves.errors))
     ref = curves.mean(first)[-1] * np.sqrt(counts[-1] / counts)
     fig.add_trace(go.Scatter(x=counts, y=ref, mode="lines", name="∝ 1/√M reference",
@@ -287,6 +270,7 @@ def kernel_error_figure(curves, *, height=460) -> go.Figure:
                               f"mean ± s.d., {n_rep} repetitions)"), height=height)
 
 
+@figure_builder
 def uniform_error_figure(curves, *, height=420) -> go.Figure:
     """Draw Proposition 2: the largest error over a grid of the square against ``M``.
 
@@ -298,13 +282,6 @@ def uniform_error_figure(curves, *, height=420) -> go.Figure:
     ----------
     curves : KernelErrorCurves
         From :func:`~mondrian_core.experiments.kernel_convergence.uniform_error_curves`.
-    height : int, default=420
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -326,6 +303,7 @@ def uniform_error_figure(curves, *, height=420) -> go.Figure:
                   height=height)
 
 
+@figure_builder
 def ridge_rmse_figure(curves, *, dataset_name="", height=500) -> go.Figure:
     """Draw the paper's Figure 6: test RMSE against non-zero features per point.
 
@@ -337,23 +315,13 @@ def ridge_rmse_figure(curves, *, dataset_name="", height=500) -> go.Figure:
         From :func:`~mondrian_core.experiments.kernel_convergence.ridge_rmse_curves`.
     dataset_name : str, default=""
         The data set's name, for the title.
-    height : int, default=500
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
     Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
     UAI, sec. 8.1 and Figure 6.
     """
-    fig = go.Figure()
-    counts = curves.counts.astype(float)
-    for i, method in enumerate(curves.rmse):
-        _curves(fig, counts, curves.mean(method), curves.std(method), method, SERIES[i], False)
+    fig, counts = _mean_sd_figure(curves, curves.rmse, log_y=False)
     if curves.exact_rmse is not None:
         fig.add_hline(y=curves.exact_rmse, line=dict(color=BLACK, dash="dash"),
                       annotation_text=f"exact Laplace kernel ridge: {curves.exact_rmse:.3g}",

@@ -8,12 +8,13 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import band
+from mondrian_core.figures._parts import band, figure_builder
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, YELLOW, legend_below, styled
 
 _BANDS = {BLUE: "rgba(19,86,162,0.18)", RED: "rgba(212,9,32,0.15)"}
 
 
+@figure_builder
 def stream_fits_figure(stream, step, *, height=470) -> go.Figure:
     """Draw the online kernel's and the online forest's fits after batch ``step``, side by side.
 
@@ -27,13 +28,6 @@ def stream_fits_figure(stream, step, *, height=470) -> go.Figure:
         From :func:`~mondrian_core.experiments.online.online_kernel_forest`.
     step : int
         The batch (0-based) after which the fits are drawn.
-    height : int, default=470
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------

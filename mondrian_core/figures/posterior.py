@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from mondrian_core.figures._parts import log_x_marker
+from mondrian_core.figures._parts import figure_builder, log_x_marker
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, legend_below, styled
 
 __all__ = ["log_bin_edges", "PosteriorView", "posterior_view", "lifetime_posteriors",
@@ -120,6 +120,7 @@ def _interval_bar(fig, interval, mean, y, color, label):
                     hovertemplate="%{x:.3g}<extra>" + label + "</extra>")
 
 
+@figure_builder
 def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mondrian_mean,
                         mondrian_interval, n_trees, exact_grid=None, exact_density=None,
                         exact_mean=None, exact_interval=None, true_lifetime=None,
@@ -158,13 +159,6 @@ def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mond
         The sweep's terminal lifetime (the Mondrian posterior ends there), marked.
     level : float, default=0.9
         The intervals' probability (label text).
-    height : int, default=500
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -207,6 +201,7 @@ def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mond
     return legend_below(fig, gap=95, legend_height=50)
 
 
+@figure_builder
 def posterior_vs_trees(n_trees, means, intervals, *, exact_mean=None, exact_interval=None,
                        true_lifetime=None, level=0.9, height=330):
     """Plot the Mondrian posterior's mean and credible interval against the number of trees.
@@ -230,13 +225,6 @@ def posterior_vs_trees(n_trees, means, intervals, *, exact_mean=None, exact_inte
         The lifetime the data were drawn with (a dotted line).
     level : float, default=0.9
         The intervals' probability (legend text).
-    height : int, default=330
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------

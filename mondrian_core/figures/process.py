@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import polyline, rectangles
+from mondrian_core.figures._parts import figure_builder, polyline, rectangles
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -225,6 +225,7 @@ def _clock_label(sides, winner):
     return " ".join(parts)
 
 
+@figure_builder
 def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None = None,
                   selected_node: int | None = None, n_frames: int = 25,
                   frame_ms: int = 200, height: int = 640) -> go.Figure:
@@ -257,13 +258,6 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
         Animation frames from time 0 to the lifetime.
     frame_ms : int, default=200
         Milliseconds per frame when playing.
-    height : int, default=640
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     Raises
     ------
@@ -442,6 +436,7 @@ def _growth_axes(fig, sample, x):
 # ----------------------------------------------------------------- competing clocks
 
 
+@figure_builder
 def first_cut_figure(check, *, bins: int = 30, height: int = 440) -> go.Figure:
     """Draw the competing-clocks check of the first cut against theory.
 
@@ -455,13 +450,6 @@ def first_cut_figure(check, *, bins: int = 30, height: int = 440) -> go.Figure:
         From :func:`~mondrian_core.process.first_cut_check`.
     bins : int, default=30
         Histogram bins of the times.
-    height : int, default=440
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -511,6 +499,7 @@ def first_cut_figure(check, *, bins: int = 30, height: int = 440) -> go.Figure:
 # ----------------------------------------------------------------- projectivity
 
 
+@figure_builder
 def projectivity_figure(sample, restricted, check, *, height: int = 420) -> go.Figure:
     """Draw a sample restricted to a sub-box and the sub-box's cell counts.
 
@@ -525,13 +514,6 @@ def projectivity_figure(sample, restricted, check, *, height: int = 420) -> go.F
         Its restriction to the sub-box (:meth:`MondrianSample.restrict`).
     check : ProjectivityCheck
         From :func:`~mondrian_core.process.projectivity_check`.
-    height : int, default=420
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     Raises
     ------
@@ -643,7 +625,8 @@ _EXT_NAMES = {"old": "old cuts", "extended": "old cuts, extended",
               "above": "new cuts above old ones", "fresh": "new cuts in new regions"}
 
 
-def extension_figure(old, chain, *, height: int = 520, frame_ms: int = 600) -> go.Figure:
+@figure_builder
+def extension_figure(old, chain, *, frame_ms: int = 600, height: int = 520) -> go.Figure:
     """Draw a conditional Mondrian growing a box step by step.
 
     ``chain`` is a list of extensions of ``old`` to growing boxes (each extending
@@ -657,15 +640,8 @@ def extension_figure(old, chain, *, height: int = 520, frame_ms: int = 600) -> g
         The original 2-D sample.
     chain : list of MondrianSample
         Its extensions (:func:`~mondrian_core.process.extension_chain`).
-    height : int, default=520
-        The figure's height in pixels.
     frame_ms : int, default=600
         Milliseconds per frame when playing.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     Raises
     ------
@@ -732,6 +708,7 @@ def extension_figure(old, chain, *, height: int = 520, frame_ms: int = 600) -> g
 # ----------------------------------------------------------------- cell counts
 
 
+@figure_builder
 def cell_count_figure(counts, expected, *, height: int = 380) -> go.Figure:
     """Draw how many cells Mondrians on one box have, at two or more lifetimes.
 
@@ -746,13 +723,6 @@ def cell_count_figure(counts, expected, *, height: int = 380) -> go.Figure:
     expected : dict of float to float
         Lifetime -> the expected number of cells
         (:func:`~mondrian_core.expected_cells`), same keys as ``counts``.
-    height : int, default=380
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from mondrian_core.figures._parts import band, log_x_marker, polyline
+from mondrian_core.figures._parts import band, figure_builder, log_x_marker, polyline
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, LIGHT_GREY, RED, SERIES, YELLOW, styled
 
 __all__ = ["rmse_vs_lifetime", "n_features_vs_lifetime", "fitted_function_1d",
@@ -32,6 +32,7 @@ def _steps(path, values):
     return np.append(values, values[-1])
 
 
+@figure_builder
 def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
     """Plot train and validation RMSE against lifetime (log axis), constant between cuts.
 
@@ -46,13 +47,6 @@ def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
         The slider's lifetime, marked by a dashed line.
     true_lifetime : float, optional
         The lifetime the data were drawn with (synthetic sets), marked by a dotted line.
-    height : int, default=380
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -89,6 +83,7 @@ def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
     return styled(fig, title="Error along the lifetime sweep", height=height)
 
 
+@figure_builder
 def n_features_vs_lifetime(path, lifetime=None, height=300):
     """Plot the number of Mondrian features (non-empty cells of all trees) against lifetime.
 
@@ -98,13 +93,6 @@ def n_features_vs_lifetime(path, lifetime=None, height=300):
         The sweep, from :func:`~mondrian_core.sweep.lifetime_path`.
     lifetime : float, optional
         The slider's lifetime, marked with its number of features.
-    height : int, default=300
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
     """
     t = _positive_times(path)
     fig = go.Figure()
@@ -117,6 +105,7 @@ def n_features_vs_lifetime(path, lifetime=None, height=300):
     return styled(fig, title="Features (+1 per cut)", height=height)
 
 
+@figure_builder
 def fitted_function_1d(grid, mean, X_train, y_train, X_val=None, y_val=None, std=None,
                        f_true=None, title="Fitted function", band_label="\u00b12 std",
                        height=400):
@@ -140,13 +129,6 @@ def fitted_function_1d(grid, mean, X_train, y_train, X_val=None, y_val=None, std
         The figure's title.
     band_label : str, default="±2 std"
         The band's legend entry.
-    height : int, default=400
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
     """
     grid = np.ravel(grid)
     fig = go.Figure()
@@ -211,6 +193,7 @@ def tree_cut_segments(trees, tree_index, lifetime, lower, upper):
     return np.array(segs).reshape(-1, 4)
 
 
+@figure_builder
 def prediction_surface_2d(gx, gy, Z, X_train, segments=None, title="Prediction surface",
                           colorbar_title="prediction", height=520):
     """Draw a heat map of predictions on a grid, the training points and one tree's cuts.
@@ -229,13 +212,6 @@ def prediction_surface_2d(gx, gy, Z, X_train, segments=None, title="Prediction s
         The figure's title.
     colorbar_title : str, default="prediction"
         The colour bar's title.
-    height : int, default=520
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
     """
     fig = go.Figure()
     fig.add_heatmap(x=gx, y=gy, z=Z, colorscale=[[0, BLUE], [0.5, "#FFFFFF"], [1, RED]],
@@ -254,6 +230,7 @@ def prediction_surface_2d(gx, gy, Z, X_train, segments=None, title="Prediction s
     return styled(fig, title=title, height=height)
 
 
+@figure_builder
 def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None, height=360):
     """Plot the log marginal likelihood ``log p(y | X, lambda)`` along the sweep.
 
@@ -267,13 +244,6 @@ def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None,
         The slider's lifetime (not drawn here; accepted for a uniform call).
     true_lifetime : float, optional
         The lifetime the data were drawn with (synthetic sets), marked by a dotted line.
-    height : int, default=360
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -297,6 +267,7 @@ def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None,
     return styled(fig, title="Log marginal likelihood at every cut", height=height)
 
 
+@figure_builder
 def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, interval=None,
                      level=0.9, true_lifetime=None, height=420):
     """Plot the prior and posterior density of the lifetime on one log-x plot.
@@ -321,13 +292,6 @@ def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, inter
         The interval's probability (legend text).
     true_lifetime : float, optional
         The lifetime the data were drawn with, marked by a dotted line.
-    height : int, default=420
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -361,6 +325,7 @@ def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, inter
     return styled(fig, title="Prior and posterior over the lifetime", height=height)
 
 
+@figure_builder
 def error_vs_time(traces, height=420):
     """Draw the paper's Figure 8: best validation RMSE so far against computation time.
 
@@ -368,13 +333,6 @@ def error_vs_time(traces, height=420):
     ----------
     traces : sequence of SearchTrace
         One per method (:func:`~mondrian_core.experiments.width_search.figure8_traces`).
-    height : int, default=420
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
 
     References
     ----------
@@ -398,6 +356,7 @@ def error_vs_time(traces, height=420):
     return styled(fig, title="Validation error against computation time", height=height)
 
 
+@figure_builder
 def split_sizes(sizes, height=170):
     """Draw a horizontal bar of the train / validation / test sizes.
 
@@ -405,13 +364,6 @@ def split_sizes(sizes, height=170):
     ----------
     sizes : mapping of str to int
         Part name ("train", "validation", "test") -> number of points.
-    height : int, default=170
-        The figure's height in pixels.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The styled figure.
     """
     fig = go.Figure()
     colors = {"train": BLUE, "validation": RED, "test": LIGHT_GREY}
