@@ -89,6 +89,7 @@ def test_figure_builder_writes_height_and_returns_where_numpydoc_wants_them():
             A value.
         bins : int, default=3
             Bins.
+        %(builder)s
 
         References
         ----------
@@ -103,12 +104,12 @@ def test_figure_builder_writes_height_and_returns_where_numpydoc_wants_them():
     assert [(r.type, r.desc) for r in doc["Returns"]] == [
         ("plotly.graph_objects.Figure", ["The styled figure."])]
     assert doc["References"] == ["A paper."]
-    # only added to: every line that was there is still there, in the same order
+    # only the placeholder line changed: every other line is still there, in order
     after = iter(probe.__doc__.split("\n"))
-    assert all(line in after for line in before.split("\n"))
+    assert all(line in after for line in before.split("\n") if "%(builder)s" not in line)
 
 
-def test_figure_builder_refuses_what_it_cannot_complete():
+def test_figure_builder_refuses_what_it_cannot_fill():
     def height_first(*, height=1, bins=2):
         """Draw.
 
@@ -116,9 +117,10 @@ def test_figure_builder_refuses_what_it_cannot_complete():
         ----------
         bins : int, default=2
             Bins.
+        %(builder)s
         """
 
-    def documented(*, height=1):
+    def no_placeholder(*, height=1):
         """Draw.
 
         Parameters
@@ -127,6 +129,6 @@ def test_figure_builder_refuses_what_it_cannot_complete():
             Pixels.
         """
 
-    for builder in (height_first, documented):
+    for builder in (height_first, no_placeholder):
         with pytest.raises(TypeError, match=builder.__name__):
             figure_builder(builder)

@@ -7,72 +7,59 @@ Private to ``mondrian_core.figures`` (its names are public for its modules).
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
 import plotly.graph_objects as go
 
+from mondrian_core._docstrings import docfiller
 from mondrian_core.figures.theme import BLACK
 
 __all__ = ["figure_builder", "polyline", "rectangles", "band", "log_x_marker"]
 
-#: The Returns section of every builder (:func:`figure_builder`), one line a list item.
-_RETURNS = ["Returns", "-------", "plotly.graph_objects.Figure", "    The styled figure."]
+#: The text of a builder's ``%(builder)s`` line: its height entry (the default from its
+#: signature) and its Returns section.
+_BUILDER = """\
+height : int, default={height}
+    The figure's height in pixels.
 
-
-def _is_header(lines: list[str], i: int, indent: str) -> bool:
-    """Whether ``lines[i]`` is a numpydoc section title (underlined by dashes)."""
-    return (i + 1 < len(lines) and lines[i].startswith(indent) and lines[i].strip() != ""
-            and not lines[i][len(indent)].isspace() and lines[i + 1].strip() != ""
-            and set(lines[i + 1].strip()) == {"-"})
+Returns
+-------
+plotly.graph_objects.Figure
+    The styled figure."""
 
 
 def figure_builder(builder):
-    """Write a figure builder's ``height`` entry and Returns section into its docstring.
+    """Fill a figure builder's ``%(builder)s`` docstring line: its height and Returns.
 
     Every builder takes ``height`` (the figure's height in pixels) as its last parameter
-    and returns a figure styled with the theme. Its docstring leaves both out; this adds
-    the ``height`` entry at the end of Parameters, with the default its signature gives
-    (so that the two cannot disagree), and the Returns section right after.
+    and returns a figure styled with the theme. Its docstring ends its Parameters with a
+    line holding only ``%(builder)s``, which becomes the ``height`` entry, with the
+    default the signature gives (so that the two cannot disagree), and the Returns
+    section (:func:`mondrian_core._docstrings.docfiller`).
 
     Parameters
     ----------
     builder : callable
-        The builder; its docstring has a Parameters section and no ``height`` entry or
-        Returns section of its own.
+        The builder.
 
     Returns
     -------
     callable
-        ``builder``, its docstring completed.
+        ``builder``, its docstring filled.
 
     Raises
     ------
     TypeError
-        If ``height`` is not the last parameter, or the docstring has no Parameters
-        section or already has a Returns section.
+        If ``height`` is not the last parameter or the docstring has no ``%(builder)s``
+        line.
     """
     params = list(inspect.signature(builder).parameters.values())
     if not params or params[-1].name != "height":
         raise TypeError(f"{builder.__qualname__}: height must be its last parameter")
-    lines = (builder.__doc__ or "").split("\n")
-    starts = [i for i, line in enumerate(lines) if line.strip() == "Parameters"]
-    if not starts or any(line.strip() == "Returns" or line.strip().startswith("height :")
-                         for line in lines):
-        raise TypeError(f"{builder.__qualname__}: needs a Parameters section, no height "
-                        "entry and no Returns section")
-    start = starts[0]
-    indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
-    end = next((i for i in range(start + 2, len(lines)) if _is_header(lines, i, indent)),
-               len(lines) - 1)  # the last line holds the closing quotes' indentation
-    body = lines[start:end]
-    while not body[-1].strip():
-        body.pop()
-    added = [f"height : int, default={params[-1].default}",
-             "    The figure's height in pixels.", "", *_RETURNS]
-    rest = lines[end:] if end == len(lines) - 1 else ["", *lines[end:]]
-    builder.__doc__ = "\n".join(lines[:start] + body
-                                + [indent + a if a else "" for a in added] + rest)
-    return builder
+    if not re.search(r"^[ \t]*%\(builder\)s[ \t]*$", builder.__doc__ or "", re.MULTILINE):
+        raise TypeError(f"{builder.__qualname__}: its docstring needs a %(builder)s line")
+    return docfiller({"builder": _BUILDER.format(height=params[-1].default)})(builder)
 
 
 def polyline(x0, y0, x1, y1) -> tuple[np.ndarray, np.ndarray]:

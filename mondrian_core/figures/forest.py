@@ -47,6 +47,7 @@ def kernel_vs_forest_rmse(path, lifetime=None, *, sgd=None, height=420) -> go.Fi
         The kernel fitted by the paper's SGD
         (:func:`~mondrian_core.experiments.kernel_vs_forest.paper_sgd_path`): its test
         and train RMSE drawn dashed.
+    %(builder)s
 
     References
     ----------
@@ -106,6 +107,7 @@ def weight_histograms(weights, *, sgd_weights=None, paper_scale=False, bins=40,
         kernel's.
     bins : int, default=40
         Number of bins, symmetric about 0.
+    %(builder)s
 
     References
     ----------
@@ -164,6 +166,7 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
         How to colour the points seen.
     box : array-like of shape (2, 2), optional
         The axes' range (lower row, upper row).
+    %(builder)s
 
     References
     ----------
@@ -233,6 +236,7 @@ def online_scores(run, step=None, *, height=420) -> go.Figure:
         From :func:`~mondrian_core.experiments.online.online_run`.
     step : int, optional
         The batch shown elsewhere, marked by a dashed line.
+    %(builder)s
     """
     fig = go.Figure()
     colours = [RED, BLUE, "#E0A800"]
@@ -261,6 +265,7 @@ def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
         From :func:`~mondrian_core.experiments.online.uncertainty_maps`.
     X_train : ndarray of shape (n, 2), optional
         Training points to overlay.
+    %(builder)s
 
     References
     ----------
@@ -304,6 +309,7 @@ def operation_counts(run, step, *, height=420) -> go.Figure:
         From :func:`~mondrian_core.experiments.online.online_run`.
     step : int
         The last batch shown.
+    %(builder)s
 
     References
     ----------

@@ -114,6 +114,7 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
         Panel title -> an (n, n) kernel matrix.
     axis_label : str, default="points, sorted by x"
         The x-axis title.
+    %(builder)s
     """
     names = list(matrices)
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
@@ -145,6 +146,7 @@ def cg_convergence_figure(histories: dict, *, tol=None, height=360) -> go.Figure
         :func:`~mondrian_core.experiments.gp_experiments.cg_histories`).
     tol : float, optional
         CG's tolerance, drawn as a dashed line.
+    %(builder)s
 
     References
     ----------
@@ -181,6 +183,7 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
     ----------
     rows : list of dict
         From :func:`~mondrian_core.experiments.gp_experiments.compare_kernels`.
+    %(builder)s
 
     References
     ----------
@@ -227,6 +230,7 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
         The values that colour the points.
     colour_label : str, default="target"
         The colour bar's title.
+    %(builder)s
 
     References
     ----------
@@ -265,6 +269,7 @@ def partition_count_figure(curves: dict, *, dataset_name: str = "", height=380) 
         :func:`mondrian_core.experiments.gp_experiments.partition_count_curves`.
     dataset_name : str, default=""
         The data set's name, for the title.
+    %(builder)s
 
     References
     ----------

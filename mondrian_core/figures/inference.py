@@ -37,6 +37,7 @@ def coverage_stack_figure(stack, summary, *, names, level=0.95, height=450) -> g
         The methods' names, one per column of the stack.
     level : float, default=0.95
         The intervals' nominal level.
+    %(builder)s
 
     References
     ----------
@@ -84,6 +85,7 @@ def bias_sd_figure(curves, *, height=400) -> go.Figure:
     ----------
     curves : BiasSdCurves
         From :func:`~mondrian_core.experiments.inference.bias_sd_vs_lifetime`.
+    %(builder)s
 
     References
     ----------
@@ -129,6 +131,7 @@ def clt_figure(draws, *, bins=30, height=440) -> go.Figure:
         From :func:`~mondrian_core.experiments.inference.clt_statistics`.
     bins : int, default=30
         Histogram bins.
+    %(builder)s
 
     References
     ----------
@@ -169,6 +172,7 @@ def rates_figure(risk, *, height=480) -> go.Figure:
     ----------
     risk : RiskCurves
         From :func:`~mondrian_core.experiments.inference.risk_vs_n`.
+    %(builder)s
 
     References
     ----------

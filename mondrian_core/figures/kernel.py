@@ -59,6 +59,7 @@ def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, 
         The lifetime, for the title.
     n_trees : int, optional
         The number of trees, for the panel title.
+    %(builder)s
 
     References
     ----------
@@ -131,6 +132,7 @@ def kernel_slice_figure(s, laplace, estimates, *, x0=0.5, lifetime=None,
         call).
     lifetime : float, optional
         The lifetime, for the title.
+    %(builder)s
     """
     ms = sorted(estimates)
     fig = go.Figure()
@@ -186,6 +188,7 @@ def laplace_link_figure(laplace, fraction, n_trees, *, height=420) -> go.Figure:
         The fraction of trees putting each pair in one cell.
     n_trees : int
         The number of trees M.
+    %(builder)s
 
     References
     ----------
@@ -246,6 +249,7 @@ def kernel_error_figure(curves, *, height=460) -> go.Figure:
     ----------
     curves : KernelErrorCurves
         From :func:`~mondrian_core.experiments.kernel_convergence.kernel_error_curves`.
+    %(builder)s
 
     References
     ----------
@@ -282,6 +286,7 @@ def uniform_error_figure(curves, *, height=420) -> go.Figure:
     ----------
     curves : KernelErrorCurves
         From :func:`~mondrian_core.experiments.kernel_convergence.uniform_error_curves`.
+    %(builder)s
 
     References
     ----------
@@ -315,6 +320,7 @@ def ridge_rmse_figure(curves, *, dataset_name="", height=500) -> go.Figure:
         From :func:`~mondrian_core.experiments.kernel_convergence.ridge_rmse_curves`.
     dataset_name : str, default=""
         The data set's name, for the title.
+    %(builder)s
 
     References
     ----------

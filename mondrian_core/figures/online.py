@@ -28,6 +28,7 @@ def stream_fits_figure(stream, step, *, height=470) -> go.Figure:
         From :func:`~mondrian_core.experiments.online.online_kernel_forest`.
     step : int
         The batch (0-based) after which the fits are drawn.
+    %(builder)s
 
     References
     ----------

@@ -159,6 +159,7 @@ def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mond
         The sweep's terminal lifetime (the Mondrian posterior ends there), marked.
     level : float, default=0.9
         The intervals' probability (label text).
+    %(builder)s
 
     References
     ----------
@@ -225,6 +226,7 @@ def posterior_vs_trees(n_trees, means, intervals, *, exact_mean=None, exact_inte
         The lifetime the data were drawn with (a dotted line).
     level : float, default=0.9
         The intervals' probability (legend text).
+    %(builder)s
 
     References
     ----------

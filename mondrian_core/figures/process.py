@@ -258,6 +258,7 @@ def growth_figure(sample, time=None, *, fill: bool = False, labels: bool | None 
         Animation frames from time 0 to the lifetime.
     frame_ms : int, default=200
         Milliseconds per frame when playing.
+    %(builder)s
 
     Raises
     ------
@@ -450,6 +451,7 @@ def first_cut_figure(check, *, bins: int = 30, height: int = 440) -> go.Figure:
         From :func:`~mondrian_core.process.first_cut_check`.
     bins : int, default=30
         Histogram bins of the times.
+    %(builder)s
 
     References
     ----------
@@ -514,6 +516,7 @@ def projectivity_figure(sample, restricted, check, *, height: int = 420) -> go.F
         Its restriction to the sub-box (:meth:`MondrianSample.restrict`).
     check : ProjectivityCheck
         From :func:`~mondrian_core.process.projectivity_check`.
+    %(builder)s
 
     Raises
     ------
@@ -642,6 +645,7 @@ def extension_figure(old, chain, *, frame_ms: int = 600, height: int = 520) -> g
         Its extensions (:func:`~mondrian_core.process.extension_chain`).
     frame_ms : int, default=600
         Milliseconds per frame when playing.
+    %(builder)s
 
     Raises
     ------
@@ -723,6 +727,7 @@ def cell_count_figure(counts, expected, *, height: int = 380) -> go.Figure:
     expected : dict of float to float
         Lifetime -> the expected number of cells
         (:func:`~mondrian_core.expected_cells`), same keys as ``counts``.
+    %(builder)s
 
     References
     ----------

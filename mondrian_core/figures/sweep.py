@@ -47,6 +47,7 @@ def rmse_vs_lifetime(path, lifetime=None, true_lifetime=None, height=380):
         The slider's lifetime, marked by a dashed line.
     true_lifetime : float, optional
         The lifetime the data were drawn with (synthetic sets), marked by a dotted line.
+    %(builder)s
 
     References
     ----------
@@ -93,6 +94,7 @@ def n_features_vs_lifetime(path, lifetime=None, height=300):
         The sweep, from :func:`~mondrian_core.sweep.lifetime_path`.
     lifetime : float, optional
         The slider's lifetime, marked with its number of features.
+    %(builder)s
     """
     t = _positive_times(path)
     fig = go.Figure()
@@ -129,6 +131,7 @@ def fitted_function_1d(grid, mean, X_train, y_train, X_val=None, y_val=None, std
         The figure's title.
     band_label : str, default="±2 std"
         The band's legend entry.
+    %(builder)s
     """
     grid = np.ravel(grid)
     fig = go.Figure()
@@ -212,6 +215,7 @@ def prediction_surface_2d(gx, gy, Z, X_train, segments=None, title="Prediction s
         The figure's title.
     colorbar_title : str, default="prediction"
         The colour bar's title.
+    %(builder)s
     """
     fig = go.Figure()
     fig.add_heatmap(x=gx, y=gy, z=Z, colorscale=[[0, BLUE], [0.5, "#FFFFFF"], [1, RED]],
@@ -244,6 +248,7 @@ def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None,
         The slider's lifetime (not drawn here; accepted for a uniform call).
     true_lifetime : float, optional
         The lifetime the data were drawn with (synthetic sets), marked by a dotted line.
+    %(builder)s
 
     References
     ----------
@@ -292,6 +297,7 @@ def lifetime_density(grid, prior_pdf, posterior_pdf, mean=None, map_=None, inter
         The interval's probability (legend text).
     true_lifetime : float, optional
         The lifetime the data were drawn with, marked by a dotted line.
+    %(builder)s
 
     References
     ----------
@@ -333,6 +339,7 @@ def error_vs_time(traces, height=420):
     ----------
     traces : sequence of SearchTrace
         One per method (:func:`~mondrian_core.experiments.width_search.figure8_traces`).
+    %(builder)s
 
     References
     ----------
@@ -364,6 +371,7 @@ def split_sizes(sizes, height=170):
     ----------
     sizes : mapping of str to int
         Part name ("train", "validation", "test") -> number of points.
+    %(builder)s
     """
     fig = go.Figure()
     colors = {"train": BLUE, "validation": RED, "test": LIGHT_GREY}
