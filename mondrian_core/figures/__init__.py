@@ -2,5 +2,7 @@
 
 Nothing here imports Streamlit; every builder returns a
 :class:`plotly.graph_objects.Figure` styled with :data:`theme.TEMPLATE`, so the
-same figure serves the page, the tests and the paper-figure export.
+same figure serves the page, the tests and the paper-figure export. Each builder takes
+``height`` last and is decorated with :func:`~mondrian_core.figures._parts.figure_builder`,
+which fills the ``%(builder)s`` line of its docstring (its height and return value).
 """
