@@ -1,0 +1,39 @@
+"""The shared-docstring filler (``mondrian_core._docstrings``)."""
+import pytest
+
+from mondrian_core._docstrings import docfiller, fill_docstring
+
+
+def test_placeholder_line_takes_the_text_at_its_indent():
+    doc = "Summary.\n\n    %(x)s\n    tail 100%\n"
+    got = fill_docstring(doc, {"x": "x : int\n    What.\n\nReturns\n-------\n"})
+    assert got == "Summary.\n\n    x : int\n        What.\n\n    Returns\n    -------\n    tail 100%\n"
+
+
+def test_only_whole_lines_are_filled():
+    doc = "Rate %(x)s inline stays.\n"
+    assert fill_docstring(doc, {"x": "never"}) == doc
+
+
+def test_unknown_name_fails_at_decoration():
+    def f():
+        """Summary.
+
+        %(typo)s
+        """
+
+    with pytest.raises(KeyError):
+        docfiller({"x": "y"})(f)
+
+
+def test_decorator_fills_and_returns_the_object():
+    @docfiller({"p": "p : int\n    A number."})
+    def f(p):
+        """Summary.
+
+        %(p)s
+        """
+        return p
+
+    assert f(3) == 3
+    assert "        p : int\n            A number." in f.__doc__
