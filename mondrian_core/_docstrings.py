@@ -26,6 +26,24 @@ def fill_docstring(doc: str, texts: dict[str, str]) -> str:
     return _FIELD.sub(text, doc)
 
 
+def sections(doc: str, *names: str) -> str:
+    """Return the numpydoc sections ``names`` (e.g. ``"Parameters"``) of ``doc``, in order.
+
+    For a docstring that documents its arguments as another does: the text is taken
+    from the other's docstring, so the two cannot drift apart. Raises ``KeyError`` if
+    a section is missing.
+    """
+    lines = textwrap.dedent("\n".join(doc.splitlines()[1:])).splitlines()
+    starts = [i for i in range(len(lines) - 1)
+              if lines[i].strip() and set(lines[i + 1].strip()) == {"-"}
+              and len(lines[i + 1].strip()) == len(lines[i].strip())]
+    found = {}
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        found[lines[start].strip()] = "\n".join(lines[start:end]).strip("\n")
+    return "\n\n".join(found[name] for name in names) + "\n"
+
+
 def docfiller(texts: dict[str, str]):
     """Return a decorator that fills the docstring of a function or class from ``texts``."""
     def fill(obj):

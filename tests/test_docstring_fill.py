@@ -1,7 +1,7 @@
 """The shared-docstring filler (``mondrian_core._docstrings``)."""
 import pytest
 
-from mondrian_core._docstrings import docfiller, fill_docstring
+from mondrian_core._docstrings import docfiller, fill_docstring, sections
 
 
 def test_placeholder_line_takes_the_text_at_its_indent():
@@ -37,3 +37,30 @@ def test_decorator_fills_and_returns_the_object():
 
     assert f(3) == 3
     assert "        p : int\n            A number." in f.__doc__
+
+
+def test_sections_are_taken_whole_and_in_the_order_asked():
+    def source(x):
+        """Summary.
+
+        Parameters
+        ----------
+        x : int
+            A number.
+
+        Returns
+        -------
+        int
+            The same.
+
+        Raises
+        ------
+        InputError
+            Never.
+        """
+
+    got = sections(source.__doc__, "Returns", "Parameters")
+    assert got == ("Returns\n-------\nint\n    The same.\n\n"
+                   "Parameters\n----------\nx : int\n    A number.\n")
+    with pytest.raises(KeyError):
+        sections(source.__doc__, "Examples")
