@@ -136,8 +136,32 @@ def _mode(prior):
 
 
 class EqualTailedIntervals:
-    """``credible_interval`` from a distribution's ``quantile`` (shared by the lifetime
-    posteriors)."""
+    """``quantile`` and ``credible_interval`` from a distribution's ``_quantile(q)``
+    (shared by the lifetime posteriors)."""
+
+    def quantile(self, q: float) -> float:
+        """Return a posterior quantile.
+
+        :class:`LifetimePosterior` inverts its piecewise CDF through the prior's ppf;
+        :class:`~mondrian_core.laplace_posterior.LaplaceLifetimePosterior` interpolates
+        linearly in ``log(lambda)`` between its grid points.
+
+        Parameters
+        ----------
+        q : float
+            The probability, in ``(0, 1)``.
+
+        Returns
+        -------
+        float
+            The lifetime below which the posterior puts probability ``q``.
+
+        Raises
+        ------
+        InputError
+            If ``q`` is not in ``(0, 1)``.
+        """
+        return self._quantile(check_fraction(q, "A quantile level"))
 
     def credible_interval(self, level: float = 0.9) -> tuple[float, float]:
         """Return the equal-tailed credible interval of probability ``level``.
@@ -250,25 +274,8 @@ class LifetimePosterior(EqualTailedIntervals):
             score = dens + self.path.log_marginal_likelihood[ok]
         return float(cand[int(np.nanargmax(score))])
 
-    def quantile(self, q: float) -> float:
-        """Return a posterior quantile, inverting the piecewise CDF through the prior's ppf.
-
-        Parameters
-        ----------
-        q : float
-            The probability, in ``(0, 1)``.
-
-        Returns
-        -------
-        float
-            The lifetime below which the posterior puts probability ``q``.
-
-        Raises
-        ------
-        InputError
-            If ``q`` is not in ``(0, 1)``.
-        """
-        q = check_fraction(q, "A quantile level")
+    def _quantile(self, q: float) -> float:
+        """Invert the piecewise CDF through the prior's ppf (``q`` validated)."""
         cum = np.cumsum(self.interval_mass)
         c = int(min(np.searchsorted(cum, q, side="left"), cum.size - 1))
         before = cum[c - 1] if c > 0 else 0.0
