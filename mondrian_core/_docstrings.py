@@ -14,6 +14,20 @@ import textwrap
 _FIELD = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.MULTILINE)
 
 
+#: Text that public names in several modules share (fill with :func:`fill_doc`).
+SHARED = {
+    # the predictive of the regressors and lifetime paths that return ``(mean, std)``
+    "predict_returns": """\
+Returns
+-------
+mean : ndarray of shape (n,)
+    The predictive mean.
+std : ndarray of shape (n,)
+    The predictive standard deviation; only with ``return_std=True``.
+""",
+}
+
+
 def fill_docstring(doc: str, texts: dict[str, str]) -> str:
     """Return ``doc`` with each placeholder line replaced by its text from ``texts``.
 
@@ -44,6 +58,28 @@ def sections(doc: str, *names: str) -> str:
     return "\n\n".join(found[name] for name in names) + "\n"
 
 
+def params(doc: str, *names: str, section: bool = False) -> str:
+    """Return the entries of the parameters ``names`` from the Parameters section of ``doc``.
+
+    For a wrapper that passes these parameters on, or a method that takes the same
+    argument as its sibling: it documents them with the words of the other. An entry
+    documenting several names (``lower, upper :``) is found by any of them and given
+    once. With ``section=True`` the entries come under a Parameters heading. Raises
+    ``KeyError`` if one is missing.
+    """
+    entries, name = {}, None
+    for line in sections(doc, "Parameters").splitlines()[2:]:
+        if line and not line[0].isspace():
+            name = line.split(" : ")[0]
+            entries[name] = []
+        if name is not None:
+            entries[name].append(line)
+    by_name = {n.strip(): key for key in entries for n in key.split(",")}
+    keys = list(dict.fromkeys(by_name[n] for n in names))
+    heading = "Parameters\n----------\n" if section else ""
+    return heading + "\n".join("\n".join(entries[k]).rstrip("\n") for k in keys) + "\n"
+
+
 def docfiller(texts: dict[str, str]):
     """Return a decorator that fills the docstring of a function or class from ``texts``."""
     def fill(obj):
@@ -51,3 +87,7 @@ def docfiller(texts: dict[str, str]):
         return obj
 
     return fill
+
+
+#: Fill a docstring's placeholders from :data:`SHARED`.
+fill_doc = docfiller(SHARED)

@@ -1,7 +1,7 @@
 """The shared-docstring filler (``mondrian_core._docstrings``)."""
 import pytest
 
-from mondrian_core._docstrings import docfiller, fill_docstring, sections
+from mondrian_core._docstrings import docfiller, fill_docstring, params, sections
 
 
 def test_placeholder_line_takes_the_text_at_its_indent():
@@ -64,3 +64,35 @@ def test_sections_are_taken_whole_and_in_the_order_asked():
                    "Parameters\n----------\nx : int\n    A number.\n")
     with pytest.raises(KeyError):
         sections(source.__doc__, "Examples")
+
+
+def test_params_takes_the_named_entries_whole():
+    def source(lower, upper, n, seed):
+        """Summary.
+
+        Parameters
+        ----------
+        lower, upper : float
+            The box.
+        n : int
+            How many,
+            over two lines.
+        seed : int
+            A seed.
+
+        Returns
+        -------
+        int
+            Nothing.
+        """
+
+    got = params(source.__doc__, "seed", "upper", "n", "lower")
+    assert got == ("seed : int\n    A seed.\nlower, upper : float\n    The box.\n"
+                   "n : int\n    How many,\n    over two lines.\n")
+    with pytest.raises(KeyError):
+        params(source.__doc__, "m")
+
+
+def test_params_as_a_section_has_the_heading():
+    doc = "Summary.\n\n    Parameters\n    ----------\n    t : float\n        A time.\n"
+    assert params(doc, "t", section=True) == "Parameters\n----------\nt : float\n    A time.\n"

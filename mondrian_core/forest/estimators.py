@@ -85,6 +85,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
+from mondrian_core._docstrings import fill_doc
 from mondrian_core._stable import merge_moments
 from mondrian_core._validation import (
     check_choice,
@@ -483,6 +484,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         check_is_fitted(self, "trees_")
         return self._node_posterior()["E"] + self.y_mean_
 
+    @fill_doc
     def predict(self, X, return_std=False, include_noise=True):
         """Return the predictive mean (and standard deviation), averaged over extensions.
 
@@ -503,12 +505,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
             Include the observation noise (the spread of a new ``y``); False gives
             the standard deviation of the function value (the mean of ``y``).
 
-        Returns
-        -------
-        mean : ndarray of shape (n,)
-            The predictive mean.
-        std : ndarray of shape (n,)
-            The predictive standard deviation; only with ``return_std=True``.
+        %(predict_returns)s
         """
         check_is_fitted(self, "trees_")
         X = self._check_X(X, reset=False)
