@@ -757,7 +757,7 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
         """
         level = check_fraction(level, "level")
         est, var = self._estimate_and_variance(self._unit(X))
-        half = norm.ppf(0.5 + level / 2) * np.sqrt(var)
+        half = _quantile(level) * np.sqrt(var)
         return est - half, est + half
 
     @_query_doc
