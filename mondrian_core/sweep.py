@@ -235,13 +235,11 @@ class LifetimePath:
         """The lifetime of :attr:`best_index`."""
         return float(self.lifetimes[self.best_index])
 
+    @docfiller({"points": params(place_points.__doc__, "X", section=True)})
     def place(self, X) -> Placement:
         """Return the placement of new points (cached by content; the sweep's seed).
 
-        Parameters
-        ----------
-        X : array-like of shape (n, D)
-            The points.
+        %(points)s
 
         Returns
         -------
