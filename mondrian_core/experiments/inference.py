@@ -25,7 +25,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import norm
 
-from mondrian_core._docstrings import docfiller, sections
+from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._validation import (
     check_choice,
     check_count,
@@ -402,7 +402,8 @@ class BiasSdCurves:
     Parameters
     ----------
     lifetimes : ndarray of shape (L,)
-        The lifetimes.
+        The plain forest's lifetimes (the debiased one's first forest), in the order
+        given.
     bias : ndarray of shape (2, L)
         Monte Carlo bias of the plain (row 0) and debiased (row 1) forest.
     bias_se : ndarray of shape (2, L)
@@ -534,6 +535,7 @@ class CltDraws:
     debias_order: int
 
 
+@docfiller({"seed_progress": params(bias_sd_vs_lifetime.__doc__, "seed", "progress")})
 def clt_statistics(*, d: int = 1, n: int = 1000, lifetime: float = 10.0, n_trees: int = 100,
                    debias_order: int = 0, noise: float = 1.0, repetitions: int = 400,
                    seed: int = 0, progress: Progress | None = None) -> np.ndarray:
@@ -559,10 +561,7 @@ def clt_statistics(*, d: int = 1, n: int = 1000, lifetime: float = 10.0, n_trees
         The noise's standard deviation (> 0).
     repetitions : int
         Data sets.
-    seed : int
-        The seed.
-    progress : callable or None
-        ``progress(fraction, text)``.
+    %(seed_progress)s
 
     Returns
     -------
@@ -633,6 +632,7 @@ class RiskCurves:
     theory: dict
 
 
+@docfiller({"seed_progress": params(bias_sd_vs_lifetime.__doc__, "seed", "progress")})
 def risk_vs_n(ns, *, d: int = 1, repetitions: int = 100, noise: float = 1.0,
               where: float = 1 / 3, scale: float = 3.0, seed: int = 0,
               progress: Progress | None = None) -> RiskCurves:
@@ -662,10 +662,7 @@ def risk_vs_n(ns, *, d: int = 1, repetitions: int = 100, noise: float = 1.0,
         The query point's coordinates.
     scale : float
         The lifetimes' constant.
-    seed : int
-        The seed.
-    progress : callable or None
-        ``progress(fraction, text)``.
+    %(seed_progress)s
 
     Returns
     -------
