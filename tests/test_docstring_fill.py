@@ -117,7 +117,7 @@ def test_the_modules_that_fill_docstrings_import_without_them():
         "datasets.bundled", "experiments.gp_experiments", "experiments.inference",
         "experiments.kernel_convergence", "experiments.kernel_vs_forest",
         "experiments.online", "experiments.sweep_views", "forest.debiased",
-        "forest.estimators", "paper.recipes", "partition_algebra", "posterior",
+        "forest.estimators", "gp", "paper.recipes", "partition_algebra", "posterior",
         "process.sampler", "sweep", "trees")]
     code = "import importlib\n" + "".join(f"importlib.import_module({m!r})\n" for m in users)
     done = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True)
