@@ -5,11 +5,17 @@ of its lines indented as the placeholder is, as MNE-Python's ``fill_doc`` does: 
 family of functions with the same parameters (the paper recipes, the bundled loaders)
 documents them in one place, and ``help()``, numpydoc and the doctests see the full
 text. Only whole lines are replaced, so a ``%`` elsewhere in a docstring is left alone.
+Under ``python -OO`` (no docstrings) everything here gives empty text and fills nothing.
 """
 from __future__ import annotations
 
 import re
+import sys
 import textwrap
+
+# python -OO strips docstrings (a dataclass then gets its signature as one): nothing to
+# read or fill, and a missing section is no typo
+_NO_DOCSTRINGS = sys.flags.optimize >= 2
 
 _FIELD = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.MULTILINE)
 
@@ -47,6 +53,8 @@ def sections(doc: str, *names: str) -> str:
     from the other's docstring, so the two cannot drift apart. Raises ``KeyError`` if
     a section is missing.
     """
+    if _NO_DOCSTRINGS or doc is None:
+        return ""
     lines = textwrap.dedent("\n".join(doc.splitlines()[1:])).splitlines()
     starts = [i for i in range(len(lines) - 1)
               if lines[i].strip() and set(lines[i + 1].strip()) == {"-"}
@@ -67,6 +75,8 @@ def params(doc: str, *names: str, section: bool = False) -> str:
     once. With ``section=True`` the entries come under a Parameters heading. Raises
     ``KeyError`` if one is missing.
     """
+    if _NO_DOCSTRINGS or doc is None:
+        return ""
     entries, name = {}, None
     for line in sections(doc, "Parameters").splitlines()[2:]:
         if line and not line[0].isspace():
@@ -83,7 +93,8 @@ def params(doc: str, *names: str, section: bool = False) -> str:
 def docfiller(texts: dict[str, str]):
     """Return a decorator that fills the docstring of a function or class from ``texts``."""
     def fill(obj):
-        obj.__doc__ = fill_docstring(obj.__doc__, texts)
+        if not _NO_DOCSTRINGS and obj.__doc__ is not None:
+            obj.__doc__ = fill_docstring(obj.__doc__, texts)
         return obj
 
     return fill

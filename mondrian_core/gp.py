@@ -20,6 +20,7 @@ from scipy.sparse.linalg import cg, eigsh
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 
 from mondrian_core._blas import single_blas_thread
+from mondrian_core._docstrings import docfiller, sections
 from mondrian_core._validation import (
     check_count,
     check_flag,
@@ -657,17 +658,13 @@ class PartitionKernelPCA(TransformerMixin, BaseEstimator):
         return (K_alpha - row_mean[:, None] * alpha_sum[None, :] - self._K_alpha_mean[None, :]
                 + grand * alpha_sum[None, :])
 
+    @docfiller({"fit_params": sections(fit.__doc__, "Parameters")})
     def fit_transform(self, X, y=None):
         """Fit and return the embedding of the fitted points.
 
         Equal to ``transform(X)`` up to rounding.
 
-        Parameters
-        ----------
-        X : array-like of shape (N, D)
-            The points.
-        y : array-like of shape (N,), optional
-            Targets, for supervised samplers.
+        %(fit_params)s
 
         Returns
         -------

@@ -123,26 +123,8 @@ class LaplaceLifetimePosterior(EqualTailedIntervals):
         """The grid lifetime of largest posterior density (per unit lifetime)."""
         return float(self.lifetimes[int(np.argmax(self.density))])
 
-    def quantile(self, q: float) -> float:
-        """Return a posterior quantile, linear in ``log(lambda)`` between grid points.
-
-        Parameters
-        ----------
-        q : float
-            The probability, in ``(0, 1)``.
-
-        Returns
-        -------
-        float
-            The lifetime below which the posterior puts probability ``q``.
-
-        Raises
-        ------
-        InputError
-            If ``q`` is not in ``(0, 1)``.
-        """
-        if not 0.0 < q < 1.0:
-            raise InputError(f"A quantile level must be in (0, 1), got {q}.")
+    def _quantile(self, q: float) -> float:
+        """Interpolate linearly in ``log(lambda)`` between grid points (``q`` validated)."""
         cdf = self._cdf()
         keep = np.concatenate([[True], np.diff(cdf) > 0])  # np.interp needs increasing x
         return float(np.exp(np.interp(q, cdf[keep], self._log_grid[keep])))

@@ -49,6 +49,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from mondrian_core._blas import single_blas_thread
+from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._threads import thread_map
 from mondrian_core._validation import check_n_jobs
 from mondrian_core.errors import InputError
@@ -181,13 +182,11 @@ class PartitionAlgebra:
         v = np.asarray(v, dtype=np.float64).ravel()
         return np.bincount(self._flat, weights=np.tile(v, self.m), minlength=self.n_clusters)
 
+    @docfiller({"vector": params(cluster_sums.__doc__, "v", section=True)})
     def kernel_matvec_bincount(self, v: np.ndarray) -> np.ndarray:
         """Return ``K v`` by Eq. 8 literally: cluster sums by ``np.bincount``, read back.
 
-        Parameters
-        ----------
-        v : array-like of shape (N,)
-            A vector over the points.
+        %(vector)s
 
         Returns
         -------
@@ -197,6 +196,7 @@ class PartitionAlgebra:
         sums = self.cluster_sums(v)
         return sums[self.ids].sum(axis=0) / self.m
 
+    @docfiller({"same": sections(kernel_matvec_bincount.__doc__, "Parameters", "Returns")})
     def kernel_matvec(self, v: np.ndarray) -> np.ndarray:
         """Return ``K v`` with ``K = (1/m) sum_r K_rho``, in O(mN): ``Phi (Phi^T v) / m``.
 
@@ -204,15 +204,7 @@ class PartitionAlgebra:
         point reads its clusters' sums), through two sparse products with the
         cluster indicators, which are about three times faster than the gather.
 
-        Parameters
-        ----------
-        v : array-like of shape (N,)
-            A vector over the points.
-
-        Returns
-        -------
-        ndarray of shape (N,)
-            ``K v``.
+        %(same)s
         """
         v = np.asarray(v, dtype=np.float64).ravel()
         return self._read_clusters(self._sum_clusters(v)) / self.m

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import optimize, stats
 from scipy.special import logsumexp
 
+from mondrian_core._docstrings import docfiller, fill_doc, params
 from mondrian_core._validation import check_fraction, check_lifetime_prior, check_real
 from mondrian_core.errors import InputError
 
@@ -136,8 +137,32 @@ def _mode(prior):
 
 
 class EqualTailedIntervals:
-    """``credible_interval`` from a distribution's ``quantile`` (shared by the lifetime
-    posteriors)."""
+    """``quantile`` and ``credible_interval`` from a distribution's ``_quantile(q)``
+    (shared by the lifetime posteriors)."""
+
+    def quantile(self, q: float) -> float:
+        """Return a posterior quantile.
+
+        :class:`LifetimePosterior` inverts its piecewise CDF through the prior's ppf;
+        :class:`~mondrian_core.laplace_posterior.LaplaceLifetimePosterior` interpolates
+        linearly in ``log(lambda)`` between its grid points.
+
+        Parameters
+        ----------
+        q : float
+            The probability, in ``(0, 1)``.
+
+        Returns
+        -------
+        float
+            The lifetime below which the posterior puts probability ``q``.
+
+        Raises
+        ------
+        InputError
+            If ``q`` is not in ``(0, 1)``.
+        """
+        return self._quantile(check_fraction(q, "A quantile level"))
 
     def credible_interval(self, level: float = 0.9) -> tuple[float, float]:
         """Return the equal-tailed credible interval of probability ``level``.
@@ -250,25 +275,8 @@ class LifetimePosterior(EqualTailedIntervals):
             score = dens + self.path.log_marginal_likelihood[ok]
         return float(cand[int(np.nanargmax(score))])
 
-    def quantile(self, q: float) -> float:
-        """Return a posterior quantile, inverting the piecewise CDF through the prior's ppf.
-
-        Parameters
-        ----------
-        q : float
-            The probability, in ``(0, 1)``.
-
-        Returns
-        -------
-        float
-            The lifetime below which the posterior puts probability ``q``.
-
-        Raises
-        ------
-        InputError
-            If ``q`` is not in ``(0, 1)``.
-        """
-        q = check_fraction(q, "A quantile level")
+    def _quantile(self, q: float) -> float:
+        """Invert the piecewise CDF through the prior's ppf (``q`` validated)."""
         cum = np.cumsum(self.interval_mass)
         c = int(min(np.searchsorted(cum, q, side="left"), cum.size - 1))
         before = cum[c - 1] if c > 0 else 0.0
@@ -281,6 +289,11 @@ class LifetimePosterior(EqualTailedIntervals):
             Sa, Sb = self.prior.sf(a), self.prior.sf(b)
             value = self.prior.isf(Sa - frac * (Sa - Sb))
         return float(np.clip(value, a, b))
+
+    def _interval_of(self, grid: np.ndarray) -> np.ndarray:
+        """The interval ``[tau_c, tau_{c+1})`` holding each lifetime (clipped to the ends)."""
+        return np.clip(np.searchsorted(self.lower, grid, side="right") - 1, 0,
+                       self.lower.size - 1)
 
     def cdf(self, grid) -> np.ndarray:
         """Return the posterior probability of lifetimes below each point of ``grid``.
@@ -299,7 +312,7 @@ class LifetimePosterior(EqualTailedIntervals):
             The posterior CDF at each lifetime (0 below 0, 1 from the terminal lifetime).
         """
         grid = np.asarray(grid, dtype=float)
-        c = np.clip(np.searchsorted(self.lower, grid, side="right") - 1, 0, self.lower.size - 1)
+        c = self._interval_of(grid)
         before = np.concatenate([[0.0], np.cumsum(self.interval_mass)])[c]
         a, b = self.lower[c], self.upper[c]
         Fa, Fb = self.prior.cdf(a), self.prior.cdf(b)
@@ -309,15 +322,13 @@ class LifetimePosterior(EqualTailedIntervals):
         return np.clip(np.where(grid >= self.upper[-1], 1.0, np.where(grid < 0, 0.0, out)),
                        0.0, 1.0)
 
+    @docfiller({"grid": params(cdf.__doc__, "grid", section=True)})
     def density(self, grid) -> np.ndarray:
         """Return the posterior density on ``grid``.
 
         The truncated prior density times ``L(tau_c) / p(y)`` on each interval.
 
-        Parameters
-        ----------
-        grid : array-like of float
-            Lifetimes.
+        %(grid)s
 
         Returns
         -------
@@ -326,7 +337,7 @@ class LifetimePosterior(EqualTailedIntervals):
         """
         grid = np.asarray(grid, dtype=float)
         inside = grid <= self.upper[-1]
-        c = np.clip(np.searchsorted(self.lower, grid, side="right") - 1, 0, self.lower.size - 1)
+        c = self._interval_of(grid)
         log_l = self.path.log_marginal_likelihood[c] - self.log_evidence
         with np.errstate(divide="ignore"):
             log_trunc = self.prior.logcdf(self.upper[-1])
@@ -350,6 +361,7 @@ class LifetimePosterior(EqualTailedIntervals):
         n = int(np.searchsorted(cum, 1.0 - tol, side="left")) + 1
         return np.sort(order[:min(n, order.size)])
 
+    @fill_doc
     def predict(self, X, return_std=False, include_noise=True, tol=1e-10, max_components=None):
         """Return the mixture predictive of Supplement B.
 
@@ -376,12 +388,7 @@ class LifetimePosterior(EqualTailedIntervals):
         max_components : int, optional
             The most fits to mix (see above); default: all that ``tol`` asks for.
 
-        Returns
-        -------
-        mean : ndarray of shape (n,)
-            The predictive mean.
-        std : ndarray of shape (n,)
-            The predictive standard deviation; only with ``return_std=True``.
+        %(predict_returns)s
 
         References
         ----------

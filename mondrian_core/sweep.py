@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mondrian_core._docstrings import docfiller, fill_doc, params
 from mondrian_core._sweep_kernels import (
     MIN_NOISE_RATIO,
     Clock,
@@ -234,13 +235,11 @@ class LifetimePath:
         """The lifetime of :attr:`best_index`."""
         return float(self.lifetimes[self.best_index])
 
+    @docfiller({"points": params(place_points.__doc__, "X", section=True)})
     def place(self, X) -> Placement:
         """Return the placement of new points (cached by content; the sweep's seed).
 
-        Parameters
-        ----------
-        X : array-like of shape (n, D)
-            The points.
+        %(points)s
 
         Returns
         -------
@@ -365,13 +364,11 @@ class LifetimePath:
         return update_path(self, X_new, y_new, random_state, block_size, progress, timings,
                            check_fits=_check_fits, val_chunk=VAL_CHUNK)
 
+    @docfiller({"lifetime": params(index.__doc__, "lifetime", section=True)})
     def coef(self, lifetime):
         """Return the ridge weights of the cells alive at ``lifetime``.
 
-        Parameters
-        ----------
-        lifetime : float
-            A lifetime in ``[0, terminal_lifetime]``.
+        %(lifetime)s
 
         Returns
         -------
@@ -387,6 +384,7 @@ class LifetimePath:
         # w = sqrt(M) v: the features are 1/sqrt(M) per tree, the cell values sum over trees
         return nodes[order], np.sqrt(self.trees.n_trees) * v[order]
 
+    @fill_doc
     def predict(self, X, lifetime, return_std=False, include_noise=False):
         """Return the predictive mean (posterior mean of ``Phi_t(x) w``) at ``lifetime``.
 
@@ -408,12 +406,7 @@ class LifetimePath:
         include_noise : bool, default=False
             Add the observation noise (the predictive of ``y`` rather than ``f``).
 
-        Returns
-        -------
-        mean : ndarray of shape (n,)
-            The predictive mean.
-        std : ndarray of shape (n,)
-            The predictive standard deviation; only with ``return_std=True``.
+        %(predict_returns)s
         """
         c = self.index(lifetime)
         nodes, alive = self.place(X).at(float(lifetime))

@@ -22,6 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
+from mondrian_core._docstrings import docfiller, params
 from mondrian_core._validation import (
     check_count,
     check_lifetime,
@@ -307,13 +308,11 @@ class MondrianTrees:
             return self.is_leaf.copy()
         return (self.birth_time <= time) & (time < self.split_time)
 
+    @docfiller({"time": params(alive_at.__doc__, "time", section=True)})
     def n_cells(self, time=None) -> np.ndarray:
         """Return the number of cells (non-empty nodes) of each tree at ``time``.
 
-        Parameters
-        ----------
-        time : float, optional
-            A time in ``[0, lifetime]``; default the terminal lifetime.
+        %(time)s
 
         Returns
         -------
@@ -323,13 +322,11 @@ class MondrianTrees:
         alive = self.alive_at(time)
         return np.bincount(self.tree[alive], minlength=self.n_trees)
 
+    @docfiller({"time": params(alive_at.__doc__, "time", section=True)})
     def nodes_at(self, time=None) -> np.ndarray:
         """Return, for every fitted point, the node alive at ``time`` in each tree.
 
-        Parameters
-        ----------
-        time : float, optional
-            A time in ``[0, lifetime]``; default the terminal lifetime.
+        %(time)s
 
         Returns
         -------

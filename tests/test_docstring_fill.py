@@ -1,4 +1,7 @@
 """The shared-docstring filler (``mondrian_core._docstrings``)."""
+import subprocess
+import sys
+
 import pytest
 
 from mondrian_core._docstrings import docfiller, fill_docstring, params, sections
@@ -96,3 +99,26 @@ def test_params_takes_the_named_entries_whole():
 def test_params_as_a_section_has_the_heading():
     doc = "Summary.\n\n    Parameters\n    ----------\n    t : float\n        A time.\n"
     assert params(doc, "t", section=True) == "Parameters\n----------\nt : float\n    A time.\n"
+
+
+def test_without_docstrings_nothing_is_filled_and_nothing_fails():
+    # python -OO strips every docstring; the library must still import
+    def f():
+        pass
+
+    assert docfiller({"x": params(None, "x")})(f).__doc__ is None
+    assert sections(None, "Parameters") == ""
+
+
+def test_the_modules_that_fill_docstrings_import_without_them():
+    # under python -OO a docstring to take text from is gone (or, for a dataclass, its
+    # signature): the filler must give nothing instead of failing at import
+    users = ["mondrian_core." + m for m in (
+        "datasets.bundled", "experiments.gp_experiments", "experiments.inference",
+        "experiments.kernel_convergence", "experiments.kernel_vs_forest",
+        "experiments.online", "experiments.sweep_views", "forest.debiased",
+        "forest.estimators", "gp", "paper.recipes", "partition_algebra", "posterior",
+        "process.sampler", "sweep", "trees")]
+    code = "import importlib\n" + "".join(f"importlib.import_module({m!r})\n" for m in users)
+    done = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

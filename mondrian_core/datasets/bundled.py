@@ -7,11 +7,27 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mondrian_core._docstrings import docfiller
 from mondrian_core._validation import check_flag
 from mondrian_core.datasets.dataset import Dataset
 from mondrian_core.errors import InputError
 
+# The loaders share one signature, documented here once.
+_loader_doc = docfiller({"loader": """\
+Parameters
+----------
+standardize : bool, default=True
+    Whether to z-score the features (the target stays in its units); the raw features are
+    kept in ``X_raw``.
 
+Returns
+-------
+Dataset
+    A regression set.
+"""})
+
+
+@_loader_doc
 def load_diabetes(standardize=True) -> Dataset:
     """Load the diabetes set (Efron et al. 2004), shipped with scikit-learn: 442 x 10.
 
@@ -19,16 +35,7 @@ def load_diabetes(standardize=True) -> Dataset:
     target: a measure of disease progression one year after baseline (25-346).
     Raw (unscaled) features come from scikit-learn's ``load_diabetes(scaled=False)``.
 
-    Parameters
-    ----------
-    standardize : bool, default=True
-        Whether to z-score the features (the target stays in its units); the raw features are
-        kept in ``X_raw``.
-
-    Returns
-    -------
-    Dataset
-        A regression set.
+    %(loader)s
     """
     from sklearn.datasets import load_diabetes as _load
 
@@ -49,6 +56,7 @@ def _plotly_dataset(name: str) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
+@_loader_doc
 def load_gapminder(standardize=True) -> Dataset:
     """Load Gapminder life expectancy, shipped with plotly: 1,704 x 2.
 
@@ -56,16 +64,7 @@ def load_gapminder(standardize=True) -> Dataset:
     (inflation-adjusted US$) and year; target life expectancy at birth (years).
     Two inputs, so the pages can draw the prediction surface of real data.
 
-    Parameters
-    ----------
-    standardize : bool, default=True
-        Whether to z-score the features (the target stays in its units); the raw features are
-        kept in ``X_raw``.
-
-    Returns
-    -------
-    Dataset
-        A regression set.
+    %(loader)s
     """
     df = _plotly_dataset("gapminder")
     X = np.column_stack([np.log10(df["gdpPercap"].to_numpy(float)), df["year"].to_numpy(float)])
@@ -78,21 +77,13 @@ def load_gapminder(standardize=True) -> Dataset:
     return data.standardize() if check_flag(standardize, "standardize") else data
 
 
+@_loader_doc
 def load_tips(standardize=True) -> Dataset:
     """Load restaurant tips (Bryant and Smith 1995), shipped with plotly: 244 x 2.
 
     Features total bill (US$) and party size; target the tip (US$).
 
-    Parameters
-    ----------
-    standardize : bool, default=True
-        Whether to z-score the features (the target stays in its units); the raw features are
-        kept in ``X_raw``.
-
-    Returns
-    -------
-    Dataset
-        A regression set.
+    %(loader)s
     """
     df = _plotly_dataset("tips")
     X = df[["total_bill", "size"]].to_numpy(float)

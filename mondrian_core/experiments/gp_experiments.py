@@ -25,6 +25,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct, WhiteKernel
 
 from mondrian_core._blas import single_blas_thread
+from mondrian_core._docstrings import docfiller, params
 from mondrian_core._validation import check_counts, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.gp import PartitionGP, PartitionKernelPCA, cg_residual_history
@@ -346,6 +347,8 @@ def _mvn_samples(mean, cov, n, random_state):
     return mean[:, None] + root @ z
 
 
+@docfiller({"sampler": params(fitted_partitions.__doc__, "kind", "X", "y", "n_partitions",
+                               "max_level", "lifetime", "random_state")})
 def sorted_kernel_matrix(kind, X, y, *, n_partitions=100, max_level=6, lifetime=10.0,
                          random_state=0, max_points=300, partitions=None):
     """Compute the m-approximate kernel on points sorted for display.
@@ -354,20 +357,7 @@ def sorted_kernel_matrix(kind, X, y, *, n_partitions=100, max_level=6, lifetime=
 
     Parameters
     ----------
-    kind : {"Random Forest", "Fast Cluster", "Mondrian"}
-        The partition kernel (see :data:`PARTITION_KERNELS`).
-    X : ndarray of shape (N, D)
-        Training points.
-    y : ndarray of shape (N,)
-        Targets (used by the supervised Random Forest kernel).
-    n_partitions : int, default=100
-        Number of partitions m.
-    max_level : int, default=6
-        The largest level h (Random Forest depth, Fast Cluster 2**h centres).
-    lifetime : float, default=10.0
-        The Mondrian kernel's lifetime (units of inverse ``X``).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=0
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(sampler)s
     max_points : int, default=300
         At most this many points (a seeded random subset) are shown.
     partitions : fitted partition sampler, optional
@@ -388,28 +378,19 @@ def sorted_kernel_matrix(kind, X, y, *, n_partitions=100, max_level=6, lifetime=
     return P.kernel(X[order]), order
 
 
+@docfiller({"sampler": params(fitted_partitions.__doc__, "kind", "X", "y", "n_partitions",
+                               "max_level"),
+            "sampler_seed": params(fitted_partitions.__doc__, "lifetime", "random_state")})
 def cg_histories(kind, X, y, *, n_partitions=100, max_level=6, noise_variance=0.1,
                  lifetime=10.0, random_state=0, tol=1e-8, partitions=None):
     """Record the relative CG residual per iteration on ``(K + s I) alpha = y``.
 
     Parameters
     ----------
-    kind : {"Random Forest", "Fast Cluster", "Mondrian"}
-        The partition kernel (see :data:`PARTITION_KERNELS`).
-    X : ndarray of shape (N, D)
-        Training points.
-    y : ndarray of shape (N,)
-        Targets (used by the supervised Random Forest kernel).
-    n_partitions : int, default=100
-        Number of partitions m.
-    max_level : int, default=6
-        The largest level h (Random Forest depth, Fast Cluster 2**h centres).
+    %(sampler)s
     noise_variance : float, default=0.1
         The shift s (standardised y).
-    lifetime : float, default=10.0
-        The Mondrian kernel's lifetime (units of inverse ``X``).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=0
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(sampler_seed)s
     tol : float, default=1e-8
         CG's relative tolerance.
     partitions : fitted partition sampler, optional
@@ -564,6 +545,7 @@ def kernel_pca_embeddings(X, y, *, n_partitions=100, max_level=None, random_stat
     return out
 
 
+@docfiller({"random_state": params(compare_kernels.__doc__, "random_state")})
 def partition_count_curves(X_train, y_train, X_test, y_test, counts,
                            kernels=("Random Forest", "Fast Cluster"), *, random_state=0,
                            progress=None):
@@ -582,8 +564,7 @@ def partition_count_curves(X_train, y_train, X_test, y_test, counts,
         Numbers of partitions m (>= 1).
     kernels : sequence of str, default=("Random Forest", "Fast Cluster")
         Partition kernels.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=0
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
     progress : callable, optional
         Called as ``progress(fraction, text)`` after each m.
 

@@ -12,12 +12,9 @@ directly (:func:`~mondrian_core.forest.debiased.sample_cells_at`), except by
 :func:`~mondrian_core.sample_mondrian_process` (the slow obvious version, for tests and
 benchmarks).
 
-References
-----------
-Cattaneo, Klusowski and Underwood, "Inference with Mondrian Random Forests", arXiv
-2310.09702 (2023); J. R. Stat. Soc. B 88(3) (2026).
-Mourtada, Gaiffas and Scornet, "Minimax optimal rates for Mondrian trees and forests",
-Annals of Statistics 48(4) (2020).
+The papers are those of :mod:`mondrian_core.forest.debiased` (Cattaneo, Klusowski and
+Underwood 2023/2026; Mourtada, Gaiffas and Scornet 2020), whose References give them in
+full.
 """
 from __future__ import annotations
 
@@ -28,6 +25,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import norm
 
+from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._validation import (
     check_choice,
     check_count,
@@ -37,6 +35,7 @@ from mondrian_core._validation import (
 )
 from mondrian_core.errors import InputError
 from mondrian_core.forest.debiased import (
+    check_cell_query,
     debias_weights,
     default_lifetime_ratios,
     forest_at_point,
@@ -98,30 +97,16 @@ def _draw(rng, n, d, noise):
     return X, regression_function(X) + noise * rng.standard_normal(n)
 
 
+@docfiller({"cells": sections(sample_cells_at.__doc__, "Parameters", "Returns", "Raises")})
 def grown_cells_at(x, lifetime: float, n_trees: int, random_state=None):
     """The cells of ``x`` found by growing every tree whole (the slow obvious version).
 
-    Parameters
-    ----------
-    x : array-like of shape (d,)
-        The point, in the unit cube.
-    lifetime : float
-        The lifetime.
-    n_trees : int
-        How many trees.
-    random_state : None, int or numpy.random.Generator, default=None
-        The randomness.
+    The same cells in distribution as :func:`~mondrian_core.forest.debiased.sample_cells_at`,
+    which this checks.
 
-    Returns
-    -------
-    lower : ndarray of shape (n_trees, d)
-        The cells' lower corners.
-    upper : ndarray of shape (n_trees, d)
-        Their upper corners.
+    %(cells)s
     """
-    x = np.asarray(x, dtype=float)
-    rng = np.random.default_rng(random_state) if not isinstance(
-        random_state, np.random.Generator) else random_state
+    x, lifetime, n_trees, rng = check_cell_query(x, lifetime, n_trees, random_state)
     zeros, ones = np.zeros(x.size), np.ones(x.size)
     lower = np.empty((n_trees, x.size))
     upper = np.empty((n_trees, x.size))
@@ -417,7 +402,8 @@ class BiasSdCurves:
     Parameters
     ----------
     lifetimes : ndarray of shape (L,)
-        The lifetimes.
+        The plain forest's lifetimes (the debiased one's first forest), in the order
+        given.
     bias : ndarray of shape (2, L)
         Monte Carlo bias of the plain (row 0) and debiased (row 1) forest.
     bias_se : ndarray of shape (2, L)
@@ -549,6 +535,7 @@ class CltDraws:
     debias_order: int
 
 
+@docfiller({"seed_progress": params(bias_sd_vs_lifetime.__doc__, "seed", "progress")})
 def clt_statistics(*, d: int = 1, n: int = 1000, lifetime: float = 10.0, n_trees: int = 100,
                    debias_order: int = 0, noise: float = 1.0, repetitions: int = 400,
                    seed: int = 0, progress: Progress | None = None) -> np.ndarray:
@@ -574,10 +561,7 @@ def clt_statistics(*, d: int = 1, n: int = 1000, lifetime: float = 10.0, n_trees
         The noise's standard deviation (> 0).
     repetitions : int
         Data sets.
-    seed : int
-        The seed.
-    progress : callable or None
-        ``progress(fraction, text)``.
+    %(seed_progress)s
 
     Returns
     -------
@@ -648,6 +632,7 @@ class RiskCurves:
     theory: dict
 
 
+@docfiller({"seed_progress": params(bias_sd_vs_lifetime.__doc__, "seed", "progress")})
 def risk_vs_n(ns, *, d: int = 1, repetitions: int = 100, noise: float = 1.0,
               where: float = 1 / 3, scale: float = 3.0, seed: int = 0,
               progress: Progress | None = None) -> RiskCurves:
@@ -677,10 +662,7 @@ def risk_vs_n(ns, *, d: int = 1, repetitions: int = 100, noise: float = 1.0,
         The query point's coordinates.
     scale : float
         The lifetimes' constant.
-    seed : int
-        The seed.
-    progress : callable or None
-        ``progress(fraction, text)``.
+    %(seed_progress)s
 
     Returns
     -------

@@ -28,6 +28,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._linalg import kernel_ridge_coefficients, ridge_weights
 from mondrian_core._validation import (
     check_count,
@@ -189,13 +190,11 @@ class _OverRepeats:
         """
         return getattr(self, self._curves)[method].mean(axis=0)
 
+    @docfiller({"method": params(mean.__doc__, "method", section=True)})
     def std(self, method) -> np.ndarray:
         """Return the standard deviation over repetitions.
 
-        Parameters
-        ----------
-        method : str
-            One of :data:`METHODS`.
+        %(method)s
 
         Returns
         -------
@@ -291,6 +290,7 @@ def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
                              n_points=X.shape[0])
 
 
+@docfiller({"counts": params(KernelErrorCurves.__doc__, "counts")})
 @dataclass(frozen=True)
 class RidgeCurves(_OverRepeats):
     """Test RMSE per method, repetition and count, and the exact-kernel RMSE.
@@ -299,8 +299,7 @@ class RidgeCurves(_OverRepeats):
 
     Parameters
     ----------
-    counts : ndarray of int
-        Non-zero features per point.
+    %(counts)s
     rmse : dict of str to ndarray
         ``rmse[method]`` has shape (n_repeats, len(counts)).
     exact_rmse : float or None
@@ -377,6 +376,9 @@ def _nested_features(method, X_train, X_test, lifetime, counts, rng):
         yield Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale
 
 
+@docfiller({"passed_on": params(kernel_error_curves.__doc__, "methods", "random_state",
+                                 "progress"),
+            "raises_references": sections(kernel_error_curves.__doc__, "Raises", "References")})
 def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repeats=3,
                       ridge=0.1, methods=METHODS, random_state=None, progress=None,
                       max_train=2000) -> RidgeCurves:
@@ -407,12 +409,7 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
         Independent repetitions.
     ridge : float, default=0.1
         The ridge penalty (> 0).
-    methods : sequence of str, default=METHODS
-        The feature maps to compare.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
-    progress : callable, optional
-        Called as ``progress(fraction, text)`` after each method and repetition.
+    %(passed_on)s
     max_train : int or None, default=2000
         The most training rows used (None: all).
 
@@ -421,15 +418,7 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
     RidgeCurves
         The test RMSEs, the exact-kernel RMSE and the training-mean baseline.
 
-    Raises
-    ------
-    InputError
-        If there are too few or too many points, or an argument is invalid.
-
-    References
-    ----------
-    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
-    UAI, sec. 8.1.
+    %(raises_references)s
     """
     X_train = check_points(X_train, "X_train", min_samples=2)
     X_test = check_points(X_test, "X_test", n_features=X_train.shape[1])

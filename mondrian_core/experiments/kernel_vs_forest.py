@@ -44,6 +44,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDRegressor
 
+from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._linalg import ridge_weights
 from mondrian_core._validation import check_points, check_random_state, check_real, check_target
 from mondrian_core.errors import InputError
@@ -78,15 +79,13 @@ def fit_kernel_weights(Phi, y, ratio: float) -> np.ndarray:
     return ridge_weights(_csr(Phi), y, ratio)
 
 
+@docfiller({"data": params(fit_kernel_weights.__doc__, "Phi", "y")})
 def fit_forest_weights(Phi, y, ratio: float, n_trees: int) -> np.ndarray:
     """Fit independent per-tree ridge leaf values, ``S_c / (n_c + ratio) / sqrt(M)``.
 
     Parameters
     ----------
-    Phi : sparse matrix of shape (N, C)
-        Mondrian features (one non-zero ``1/sqrt(M)`` per tree per row).
-    y : array-like of shape (N,)
-        Centred targets.
+    %(data)s
     ratio : float
         The ridge penalty ``noise_variance / prior_variance``.
     n_trees : int
@@ -105,13 +104,13 @@ def fit_forest_weights(Phi, y, ratio: float, n_trees: int) -> np.ndarray:
     return sums / (counts + ratio) / scale
 
 
+@docfiller({"features": params(fit_kernel_weights.__doc__, "Phi")})
 def tree_predictions(Phi, w, n_trees: int) -> np.ndarray:
     """Return each tree's prediction ``sqrt(M) * w[cell]`` for every row.
 
     Parameters
     ----------
-    Phi : sparse matrix of shape (N, C)
-        Mondrian features (one non-zero ``1/sqrt(M)`` per tree per row).
+    %(features)s
     w : array-like of shape (C,)
         Weights.
     n_trees : int
@@ -135,17 +134,15 @@ def tree_predictions(Phi, w, n_trees: int) -> np.ndarray:
     return np.sqrt(n_trees) * np.asarray(w)[Phi.indices].reshape(N, n_trees)
 
 
+@docfiller({"data": params(fit_kernel_weights.__doc__, "Phi", "y"),
+            "w": params(tree_predictions.__doc__, "w")})
 def objectives(Phi, y, w, ratio: float, n_trees: int) -> tuple[float, float]:
     """Evaluate both objectives at weights ``w``: loss of the average, average of losses.
 
     Parameters
     ----------
-    Phi : sparse matrix of shape (N, C)
-        Mondrian features (one non-zero ``1/sqrt(M)`` per tree per row).
-    y : array-like of shape (N,)
-        Centred targets.
-    w : array-like of shape (C,)
-        Weights.
+    %(data)s
+    %(w)s
     ratio : float
         The ridge penalty.
     n_trees : int
@@ -168,6 +165,7 @@ def objectives(Phi, y, w, ratio: float, n_trees: int) -> tuple[float, float]:
     return kernel, forest
 
 
+@docfiller({"passed_on": params(tree_predictions.__doc__, "Phi", "w", "n_trees")})
 def disagreement(Phi, w, n_trees: int) -> float:
     """Return the trees' disagreement ``sum_n (1/M) sum_m (yhat_n^(m) - ybar_n)^2``.
 
@@ -176,12 +174,7 @@ def disagreement(Phi, w, n_trees: int) -> float:
 
     Parameters
     ----------
-    Phi : sparse matrix of shape (N, C)
-        Mondrian features (one non-zero ``1/sqrt(M)`` per tree per row).
-    w : array-like of shape (C,)
-        Weights.
-    n_trees : int
-        Number of trees M.
+    %(passed_on)s
 
     Returns
     -------
@@ -481,6 +474,11 @@ def kernel_vs_forest_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=5
                             np.asarray(out["nf"]))
 
 
+@docfiller({"data": params(kernel_vs_forest_path.__doc__, "X_train", "X_test"),
+            "model": params(kernel_vs_forest_path.__doc__, "n_trees", "noise_variance",
+                            "random_state"),
+            "raises_references": sections(kernel_vs_forest_path.__doc__, "Raises",
+                                          "References")})
 def kernel_forest_weights(X_train, y_train, X_test, y_test, lifetime, n_trees=50,
                           noise_variance=0.1, prior_variance=1.0, random_state=None,
                           terminal_lifetime=None) -> KernelForestWeights:
@@ -493,18 +491,10 @@ def kernel_forest_weights(X_train, y_train, X_test, y_test, lifetime, n_trees=50
 
     Parameters
     ----------
-    X_train, y_train : array-like of shape (N, D) and (N,)
-        Training data (at least 2 rows).
-    X_test, y_test : array-like of shape (N_test, D) and (N_test,)
-        Test data.
+    %(data)s
     lifetime : float
         The lifetime, in ``[0, terminal_lifetime]``.
-    n_trees : int, default=50
-        Number of Mondrian trees M.
-    noise_variance, prior_variance : float, default=0.1 and 1.0
-        Both positive; the ridge penalty is their ratio.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(model)s
     terminal_lifetime : float, optional
         The lifetime the Mondrians are sampled to; default ``lifetime``.
 
@@ -513,15 +503,7 @@ def kernel_forest_weights(X_train, y_train, X_test, y_test, lifetime, n_trees=50
     KernelForestWeights
         Both fits' weights, objectives and errors.
 
-    Raises
-    ------
-    InputError
-        If the data or a parameter is invalid.
-
-    References
-    ----------
-    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
-    UAI, sec. 6 and 8.3 and Proposition 5 of the supplement.
+    %(raises_references)s
     """
     X_train, y_train, X_test, y_test = _check(X_train, y_train, X_test, y_test,
                                               noise_variance, prior_variance)
@@ -629,6 +611,7 @@ def sgd_epoch(Z, y, w, alpha, random_state=None) -> np.ndarray:
     return sgd.coef_
 
 
+@docfiller({"lifetimes": params(KernelForestPath.__doc__, "lifetimes")})
 @dataclass(frozen=True)
 class PaperSGDPath:
     """The kernel fitted the paper's way, by SGD along the lifetime sweep, at some lifetimes.
@@ -637,8 +620,7 @@ class PaperSGDPath:
 
     Parameters
     ----------
-    lifetimes : ndarray of shape (L,)
-        The lifetimes read, sorted.
+    %(lifetimes)s
     test_rmse, train_rmse : ndarray of shape (L,)
         Test and train RMSE of the SGD weights at each lifetime.
     weights : list of ndarray
@@ -673,6 +655,9 @@ class PaperSGDPath:
         return self.weights[int(np.argmin(np.abs(np.log(self.lifetimes / float(lifetime)))))]
 
 
+@docfiller({"data": params(kernel_vs_forest_path.__doc__, "X_train", "X_test"),
+            "n_trees": params(kernel_vs_forest_path.__doc__, "n_trees"),
+            "raises": sections(kernel_vs_forest_path.__doc__, "Raises")})
 def paper_sgd_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=50,
                    noise_variance=0.1, prior_variance=1.0, alpha=None, random_state=None,
                    progress: Callable[[float], None] | None = None) -> PaperSGDPath:
@@ -688,14 +673,10 @@ def paper_sgd_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=50,
 
     Parameters
     ----------
-    X_train, y_train : array-like of shape (N, D) and (N,)
-        Training data (at least 2 rows).
-    X_test, y_test : array-like of shape (N_test, D) and (N_test,)
-        Test data.
+    %(data)s
     lifetimes : array-like of float
         Lifetimes (>= 0) at which to read and score the weights.
-    n_trees : int, default=50
-        Number of Mondrian trees M.
+    %(n_trees)s
     noise_variance, prior_variance : float, default=0.1 and 1.0
         Both positive; the exact fits' ridge penalty is their ratio.
     alpha : float, optional
@@ -713,10 +694,7 @@ def paper_sgd_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=50,
     PaperSGDPath
         Errors and weights at each lifetime.
 
-    Raises
-    ------
-    InputError
-        If the data or a parameter is invalid.
+    %(raises)s
 
     References
     ----------

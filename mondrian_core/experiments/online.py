@@ -30,6 +30,7 @@ from sklearn.ensemble import (
 )
 
 from mondrian_core._blas import single_blas_thread
+from mondrian_core._docstrings import docfiller, params
 from mondrian_core._validation import check_count, check_points, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.grids import plane_grid
@@ -706,6 +707,8 @@ def _stream_into(kernel, forest, X, y, grid, batch_size, out):
             out[key].append(value)
 
 
+@docfiller({"passed_on": params(uncertainty_maps.__doc__, "resolution", "n_estimators",
+                                 "lifetime", "random_state")})
 def uncertainty_maps_in_region(X, y, region, *, margin=0.5, resolution=80, n_estimators=10,
                                lifetime=5.0, random_state=None):
     """:func:`uncertainty_maps` trained on a part of the data's bounding box.
@@ -721,14 +724,7 @@ def uncertainty_maps_in_region(X, y, region, *, margin=0.5, resolution=80, n_est
         bounding box (``((0, 0), (0.5, 1))`` is the left half).
     margin : float, default=0.5
         The grid extends the bounding box by this fraction of its width on every side.
-    resolution : int, default=80
-        Grid points per axis.
-    n_estimators : int, default=10
-        Trees per forest.
-    lifetime : float, default=5.0
-        The Mondrian forest's lifetime.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(passed_on)s
 
     Returns
     -------

@@ -57,7 +57,9 @@ def figure_builder(builder):
     params = list(inspect.signature(builder).parameters.values())
     if not params or params[-1].name != "height":
         raise TypeError(f"{builder.__qualname__}: height must be its last parameter")
-    if not re.search(r"^[ \t]*%\(builder\)s[ \t]*$", builder.__doc__ or "", re.MULTILINE):
+    if builder.__doc__ is None:  # python -OO strips docstrings: nothing to fill
+        return builder
+    if not re.search(r"^[ \t]*%\(builder\)s[ \t]*$", builder.__doc__, re.MULTILINE):
         raise TypeError(f"{builder.__qualname__}: its docstring needs a %(builder)s line")
     return docfiller({"builder": _BUILDER.format(height=params[-1].default)})(builder)
 

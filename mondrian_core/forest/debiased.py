@@ -45,6 +45,7 @@ from numpy.polynomial import polynomial as P
 from scipy.stats import norm
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from mondrian_core._docstrings import docfiller
 from mondrian_core._validation import (
     check_box,
     check_count,
@@ -57,6 +58,14 @@ from mondrian_core._validation import (
 )
 from mondrian_core.errors import InputError
 from mondrian_core.forest.estimators import MAX_ESTIMATORS
+
+# The query methods' points, documented once.
+_query_doc = docfiller({"query": """\
+Parameters
+----------
+X : array-like of shape (n_points, n_features)
+    Where; points outside the box are clipped to it.
+"""})
 
 __all__ = ["DebiasedMondrianForestRegressor", "PointInference", "debias_weights",
            "default_lifetime_ratios", "descend", "forest_at_point", "polynomial_lifetime",
@@ -183,6 +192,20 @@ def _quantile(level: float) -> float:
     return float(norm.ppf(0.5 + level / 2))
 
 
+def check_cell_query(x, lifetime, n_trees, random_state):
+    """Validate the arguments of :func:`sample_cells_at` (and of its slow twin).
+
+    Returns ``x`` as a 1-D float array, ``lifetime``, ``n_trees`` and a generator.
+    """
+    x = np.asarray(x, dtype=float).reshape(-1)
+    if x.size == 0 or not np.all((x >= 0) & (x <= 1)):
+        raise InputError("x must be a point of the unit cube [0, 1]^d; scale it to the box "
+                         "first.")
+    lifetime = check_lifetime(lifetime, positive=True)
+    n_trees = check_count(n_trees, "n_trees")
+    return x, lifetime, n_trees, check_random_state(random_state)
+
+
 def sample_cells_at(x, lifetime: float, n_trees: int, random_state=None):
     """The cells of one point under independent Mondrian processes, without trees.
 
@@ -215,13 +238,7 @@ def sample_cells_at(x, lifetime: float, n_trees: int, random_state=None):
     InputError
         If ``x`` is not in the unit cube or a parameter is out of range.
     """
-    x = np.asarray(x, dtype=float).reshape(-1)
-    if x.size == 0 or not np.all((x >= 0) & (x <= 1)):
-        raise InputError("x must be a point of the unit cube [0, 1]^d; scale it to the box "
-                         "first.")
-    lifetime = check_lifetime(lifetime, positive=True)
-    n_trees = check_count(n_trees, "n_trees")
-    rng = check_random_state(random_state)
+    x, lifetime, n_trees, rng = check_cell_query(x, lifetime, n_trees, random_state)
     E = rng.standard_exponential((2, n_trees, x.size)) / lifetime
     return x - np.minimum(E[0], x), x + np.minimum(E[1], 1.0 - x)
 
@@ -703,13 +720,11 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
         X = check_points(X, estimator=self, reset=False)
         return self._scale(X, self.box_[0], self._width)
 
+    @_query_doc
     def predict(self, X):
         """The (debiased) forest's estimate of the regression function.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_points, n_features)
-            Where to predict; points outside the box are clipped to it.
+        %(query)s
 
         Returns
         -------
@@ -719,6 +734,7 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
         U = self._unit(X)
         return sum(w * _predict_forest(f, U)[0] for w, f in zip(self.omega_, self._forests))
 
+    @_query_doc
     def confidence_interval(self, X, level=0.95):
         """Confidence intervals for the regression function at ``X``.
 
@@ -728,10 +744,7 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
         small next to the standard deviation: debias (``debias_order >= 1``) or take a
         lifetime above the MSE-optimal one.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_points, n_features)
-            Where.
+        %(query)s
         level : float, default=0.95
             The confidence level, in (0, 1).
 
@@ -744,16 +757,14 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
         """
         level = check_fraction(level, "level")
         est, var = self._estimate_and_variance(self._unit(X))
-        half = norm.ppf(0.5 + level / 2) * np.sqrt(var)
+        half = _quantile(level) * np.sqrt(var)
         return est - half, est + half
 
+    @_query_doc
     def predict_std(self, X):
         """The estimated standard deviation of ``predict(X)``, ``sqrt(sigma_hat^2 sum w^2)``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_points, n_features)
-            Where.
+        %(query)s
 
         Returns
         -------
@@ -762,15 +773,13 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
         """
         return np.sqrt(self._estimate_and_variance(self._unit(X))[1])
 
+    @_query_doc
     def empty_cell_fraction(self, X):
         """The fraction of each point's cells (all trees and forests) left empty.
 
         An empty cell holds no training point.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_points, n_features)
-            Where.
+        %(query)s
 
         Returns
         -------
@@ -780,13 +789,11 @@ class DebiasedMondrianForestRegressor(RegressorMixin, BaseEstimator):
         U = self._unit(X)
         return np.mean([_predict_forest(f, U)[1] for f in self._forests], axis=0)
 
+    @_query_doc
     def cells(self, X):
         """The cells holding each point in every tree of every forest, on the unit cube.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_points, n_features)
-            Where (clipped to the box).
+        %(query)s
 
         Returns
         -------

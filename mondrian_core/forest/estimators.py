@@ -85,6 +85,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
+from mondrian_core._docstrings import docfiller, fill_doc, params, sections
 from mondrian_core._stable import merge_moments
 from mondrian_core._validation import (
     check_choice,
@@ -483,6 +484,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         check_is_fitted(self, "trees_")
         return self._node_posterior()["E"] + self.y_mean_
 
+    @fill_doc
     def predict(self, X, return_std=False, include_noise=True):
         """Return the predictive mean (and standard deviation), averaged over extensions.
 
@@ -503,12 +505,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
             Include the observation noise (the spread of a new ``y``); False gives
             the standard deviation of the function value (the mean of ``y``).
 
-        Returns
-        -------
-        mean : ndarray of shape (n,)
-            The predictive mean.
-        std : ndarray of shape (n,)
-            The predictive standard deviation; only with ``return_std=True``.
+        %(predict_returns)s
         """
         check_is_fitted(self, "trees_")
         X = self._check_X(X, reset=False)
@@ -576,6 +573,7 @@ class MondrianForestRegressor(RegressorMixin, _MondrianForestBase):
         return np.column_stack([EP, B, c0, c1, c2]), leaf
 
 
+@docfiller({"trees": params(MondrianForestRegressor.__doc__, "n_estimators", "lifetime")})
 class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
     """Mondrian forest classification, batch or online, with hierarchical smoothing.
 
@@ -594,11 +592,7 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
 
     Parameters
     ----------
-    n_estimators : int, default=10
-        Number of Mondrian trees M, >= 1.
-    lifetime : float, default=1.0
-        Lifetime lambda of the Mondrian processes (inverse length scale, units of
-        inverse ``X``), finite and >= 0.
+    %(trees)s
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
         Randomness of the trees and of their online extensions (see
         :func:`~mondrian_core.check_random_state`).
@@ -675,13 +669,14 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
                              f"{self.classes_.tolist()}; pass all classes to the first partial_fit.")
         return idx
 
+    @docfiller({"X": params(MondrianForestRegressor.fit.__doc__, "X"),
+                "raises": sections(MondrianForestRegressor.fit.__doc__, "Raises")})
     def fit(self, X, y):
         """Sample the trees on ``(X, y)`` in one batch.
 
         Parameters
         ----------
-        X : array-like of shape (N, D)
-            Training points (finite).
+        %(X)s
         y : array-like of shape (N,)
             Class labels.
 
@@ -690,10 +685,7 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
         MondrianForestClassifier
             The fitted forest.
 
-        Raises
-        ------
-        InputError
-            If the data or a parameter is invalid.
+        %(raises)s
         """
         X, y = self._check(X, y)
         self.classes_ = np.unique(y)
@@ -848,13 +840,11 @@ class MondrianForestClassifier(ClassifierMixin, _MondrianForestBase):
             GP = G[inner]
         return out.reshape(M, N, K).mean(axis=0)
 
+    @docfiller({"X": params(predict_proba.__doc__, "X", section=True)})
     def predict(self, X):
         """Return the most probable class of each point.
 
-        Parameters
-        ----------
-        X : array-like of shape (n, D)
-            Test points.
+        %(X)s
 
         Returns
         -------

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from mondrian_core import datasets as ds
+from mondrian_core._docstrings import docfiller
 from mondrian_core.experiments.gp_experiments import (
     PARTITION_KERNELS,
     fitted_partitions,
@@ -52,6 +54,35 @@ from mondrian_core.sweep import lifetime_for_cells, lifetime_path
 
 MONDRIAN = "Balog et al. 2016, The Mondrian Kernel"
 RF_KERNEL = "Davies & Ghahramani 2014, The Random Forest Kernel"
+
+MONDRIAN_CITATION = ('Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian '
+                     'Kernel", UAI')
+RF_CITATION = ('Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for '
+               'big data from random partitions"')
+
+# The recipes share one signature, ``Recipe.make``'s, documented here once.
+_RECIPE_SECTIONS = """\
+Parameters
+----------
+quick : bool
+    Shrink the computation (fewer points, trees, repetitions) for tests.
+seed : int
+    The seed of every random draw.
+
+Returns
+-------
+plotly.graph_objects.Figure
+    The figure the page's builder draws.
+
+References
+----------
+"""
+
+
+def _recipe_doc(citation: str, figure: str):
+    """Fill a recipe's ``%(recipe)s`` with the shared sections and its paper's figure."""
+    reference = textwrap.fill(f"{citation}, {figure}.", width=84)
+    return docfiller({"recipe": _RECIPE_SECTIONS + reference})
 
 
 @dataclass(frozen=True)
@@ -108,49 +139,21 @@ class Recipe:
 # ---------------------------------------------------------------- Mondrian kernel paper
 
 
+@_recipe_doc(MONDRIAN_CITATION, "Figure 1")
 def mondrian_fig1(quick, seed):
     """Make a Mondrian sample on the unit square with its tree (page: Mondrian process).
 
-    Parameters
-    ----------
-    quick : bool
-        Shrink the computation (fewer points, trees, repetitions) for tests.
-    seed : int
-        The seed of every random draw.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The figure the page's builder draws.
-
-    References
-    ----------
-    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
-    UAI, Figure 1.
+    %(recipe)s
     """
     sample = sample_mondrian_process([0.0, 0.0], [1.0, 1.0], 2.5, random_state=seed)
     return growth_figure(sample, sample.lifetime, fill=False, labels=True)
 
 
+@_recipe_doc(MONDRIAN_CITATION, "Figure 5")
 def mondrian_fig5(quick, seed):
     """Make max kernel error against non-zero features; the paper's N = 100, lambda = 10.
 
-    Parameters
-    ----------
-    quick : bool
-        Shrink the computation (fewer points, trees, repetitions) for tests.
-    seed : int
-        The seed of every random draw.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The figure the page's builder draws.
-
-    References
-    ----------
-    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
-    UAI, Figure 5.
+    %(recipe)s
     """
     n, m_max, repeats = (30, 10, 1) if quick else (100, 50, 5)
     X = ds.uniform_box(n, random_state=seed).X
@@ -164,25 +167,11 @@ def _split_bundled(name, fractions, seed, *, standardize_target=False):
     return ds.train_val_test_split(data, fractions, random_state=seed)
 
 
+@_recipe_doc(MONDRIAN_CITATION, "Figure 6")
 def mondrian_fig6(quick, seed):
     """Make ridge test RMSE against non-zero features (diabetes stands in for CPU).
 
-    Parameters
-    ----------
-    quick : bool
-        Shrink the computation (fewer points, trees, repetitions) for tests.
-    seed : int
-        The seed of every random draw.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The figure the page's builder draws.
-
-    References
-    ----------
-    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
-    UAI, Figure 6.
+    %(recipe)s
     """
     m_max, repeats = (10, 1) if quick else (50, 5)
     train, test = _split_bundled("diabetes", (0.8, 0.2), seed)
@@ -200,28 +189,14 @@ def _sweep(train, val, n_trees, seed, terminal=None):
                          random_state=seed)
 
 
+@_recipe_doc(MONDRIAN_CITATION, "Figure 7")
 def mondrian_fig7(quick, seed):
     """Make validation error against lifetime on a 2-D Laplace-GP draw (true lifetime 5).
 
     Swept to a terminal lifetime of 50 (well past the truth, as in the paper) so the
     validation error rises again.
 
-    Parameters
-    ----------
-    quick : bool
-        Shrink the computation (fewer points, trees, repetitions) for tests.
-    seed : int
-        The seed of every random draw.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The figure the page's builder draws.
-
-    References
-    ----------
-    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
-    UAI, Figure 7.
+    %(recipe)s
     """
     n, n_trees, terminal = (200, 10, 20.0) if quick else (1000, 50, 50.0)
     data = ds.laplace_gp(n, 2, 5.0, 0.1, random_state=seed)
@@ -230,27 +205,13 @@ def mondrian_fig7(quick, seed):
     return sweep_figs.rmse_vs_lifetime(path, None, data.true_lifetime)
 
 
+@_recipe_doc(MONDRIAN_CITATION, "Figure 8")
 def mondrian_fig8(quick, seed):
     """Make validation error against time: the sweep vs retrained random features.
 
     On diabetes, with M = 350 non-zero features per point as in the paper.
 
-    Parameters
-    ----------
-    quick : bool
-        Shrink the computation (fewer points, trees, repetitions) for tests.
-    seed : int
-        The seed of every random draw.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The figure the page's builder draws.
-
-    References
-    ----------
-    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
-    UAI, Figure 8.
+    %(recipe)s
     """
     n_trees, max_evals = (10, 4) if quick else (350, 12)
     train, val, _ = _split_bundled("diabetes", (0.6, 0.2, 0.2), seed, standardize_target=True)
@@ -271,49 +232,21 @@ def _kernel_vs_forest(quick, seed):
     return train, test, path, lifetime, dict(n_trees=n_trees, terminal=terminal)
 
 
+@_recipe_doc(MONDRIAN_CITATION, "Figure 9")
 def mondrian_fig9(quick, seed):
     """Make kernel vs forest test RMSE against lifetime on the same Mondrians (diabetes).
 
-    Parameters
-    ----------
-    quick : bool
-        Shrink the computation (fewer points, trees, repetitions) for tests.
-    seed : int
-        The seed of every random draw.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The figure the page's builder draws.
-
-    References
-    ----------
-    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
-    UAI, Figure 9.
+    %(recipe)s
     """
     _, _, path, lifetime, _ = _kernel_vs_forest(quick, seed)
     return forest_figs.kernel_vs_forest_rmse(path, lifetime, height=480)
 
 
+@_recipe_doc(MONDRIAN_CITATION, "Figure 10")
 def mondrian_fig10(quick, seed):
     """Make the histograms of the weights each fit learns at Figure 9's marked lifetime.
 
-    Parameters
-    ----------
-    quick : bool
-        Shrink the computation (fewer points, trees, repetitions) for tests.
-    seed : int
-        The seed of every random draw.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The figure the page's builder draws.
-
-    References
-    ----------
-    Balog, Lakshminarayanan, Ghahramani, Roy and Teh (2016), "The Mondrian Kernel",
-    UAI, Figure 10.
+    %(recipe)s
     """
     train, test, _, lifetime, s = _kernel_vs_forest(quick, seed)
     w = kernel_forest_weights(train.X, train.y, test.X, test.y, lifetime, n_trees=s["n_trees"],
@@ -325,25 +258,11 @@ def mondrian_fig10(quick, seed):
 # ---------------------------------------------------------------- Random Forest kernel paper
 
 
+@_recipe_doc(RF_CITATION, "Figure 1")
 def rf_fig1(quick, seed):
     """Make GP posteriors on the 1-D toy set with jumps, one panel per kernel plus RBF.
 
-    Parameters
-    ----------
-    quick : bool
-        Shrink the computation (fewer points, trees, repetitions) for tests.
-    seed : int
-        The seed of every random draw.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The figure the page's builder draws.
-
-    References
-    ----------
-    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
-    data from random partitions", Figure 1.
+    %(recipe)s
     """
     n, m = (60, 20) if quick else (150, 100)
     d = ds.toy_jumps_1d(n=n, random_state=seed)
@@ -359,52 +278,24 @@ def rf_fig1(quick, seed):
                                            truth=ds.toy_jumps_function(grid.ravel()))
 
 
+@_recipe_doc(RF_CITATION, "Figure 2")
 def rf_fig2(quick, seed):
     """Make PCA vs Fast Cluster and Random Forest kernel PCA (diabetes for bodyfat).
 
-    Parameters
-    ----------
-    quick : bool
-        Shrink the computation (fewer points, trees, repetitions) for tests.
-    seed : int
-        The seed of every random draw.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The figure the page's builder draws.
-
-    References
-    ----------
-    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
-    data from random partitions", Figure 2.
+    %(recipe)s
     """
     d = ds.load_bundled("diabetes", standardize=True)
     emb = kernel_pca_embeddings(d.X, d.y, n_partitions=20 if quick else 100, random_state=seed)
     return gp_figs.kernel_pca_figure(emb, d.y, colour_label=d.target_name or "y")
 
 
+@_recipe_doc(RF_CITATION, "Figure 5")
 def rf_fig5(quick, seed):
     """Make test log-likelihood and MSE against m, as on the Partition-kernel GPs page.
 
     Diabetes stands in for mpg.
 
-    Parameters
-    ----------
-    quick : bool
-        Shrink the computation (fewer points, trees, repetitions) for tests.
-    seed : int
-        The seed of every random draw.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The figure the page's builder draws.
-
-    References
-    ----------
-    Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
-    data from random partitions", Figure 5.
+    %(recipe)s
     """
     counts = [5, 10] if quick else [10, 20, 50, 100, 200, 400]
     train, test = _split_bundled("diabetes", (0.8, 0.2), seed)

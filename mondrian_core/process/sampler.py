@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
+from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._validation import (
     check_box,
     check_count,
@@ -148,15 +149,13 @@ def max_lifetime(lower, upper, max_cells: float = MAX_CELLS) -> float:
         return float(np.exp(u))
 
 
+@docfiller({"box": params(cell_count.__doc__, "lo", "lifetime")})
 def guard_cells(lo, hi, lifetime: float, max_cells: float, what: str = "") -> None:
     """Refuse a lifetime whose expected number of cells on the box exceeds a limit.
 
     Parameters
     ----------
-    lo, hi : ndarray of shape (D,)
-        The box's corners, already validated.
-    lifetime : float
-        The lifetime (>= 0).
+    %(box)s
     max_cells : float >= 1
         The largest expected number of cells allowed.
     what : str, default=""
@@ -347,6 +346,14 @@ def grow(builder: NodeBuilder, lower, upper, birth, parent, side, root, lifetime
         depth += 1
 
 
+def _root_frontier(lo, hi):
+    """The walk's first frontier: one new root on ``[lo, hi]``, born at 0, no parent.
+
+    Returns ``(lower, upper, birth, parent, side)``, one row each.
+    """
+    return lo[None, :].copy(), hi[None, :].copy(), np.zeros(1), np.array([-1]), np.array([0])
+
+
 # ----------------------------------------------------------------- the sample
 
 
@@ -477,23 +484,19 @@ class MondrianSample:
         t = self._check_time(time)
         return np.flatnonzero((self.birth_time <= t) & (self.split_time > t))
 
+    @docfiller({"time": params(cell_nodes.__doc__, "time", section=True),
+                "raises": sections(cell_nodes.__doc__, "Raises")})
     def cells(self, time=None) -> np.ndarray:
         """Return the cells of the partition at ``time``.
 
-        Parameters
-        ----------
-        time : float, optional
-            A time in ``[0, lifetime]``; default the lifetime.
+        %(time)s
 
         Returns
         -------
         ndarray of shape (n_cells, 2, D)
             Each cell's box: lower corner in row 0, upper corner in row 1.
 
-        Raises
-        ------
-        InputError
-            If ``time`` is negative or beyond the sample's lifetime.
+        %(raises)s
         """
         ids = self.cell_nodes(time)
         return np.stack([self.node_lower[ids], self.node_upper[ids]], axis=1)
@@ -552,10 +555,7 @@ class MondrianSample:
         builder = NodeBuilder(self.dim)
         # frontier: a node of the restriction waiting for the original node `orig`
         orig = np.array([0])
-        f_lo, f_hi = lo[None, :].copy(), hi[None, :].copy()
-        birth = np.zeros(1)
-        parent = np.array([-1])
-        side = np.array([0])
+        f_lo, f_hi, birth, parent, side = _root_frontier(lo, hi)
         while orig.size:
             d = self.split_dim[orig]
             leaf = d < 0
@@ -692,6 +692,8 @@ def _containing_box(sample: MondrianSample, lower, upper):
     return lo, hi
 
 
+@docfiller({"extension": params(MondrianSample.extend.__doc__, "lower", "random_state",
+                                 "max_cells")})
 def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
                     max_cells: float = MAX_CELLS) -> MondrianSample:
     """Extend a Mondrian sample to a larger box by the conditional Mondrian.
@@ -711,12 +713,7 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
     ----------
     sample : MondrianSample
         The sample to extend.
-    lower, upper : sequence of float, length D
-        The new box; it must contain the sample's box.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
-    max_cells : float >= 1, default=MAX_CELLS
-        Refuse when the expected number of cells on the new box exceeds this.
+    %(extension)s
 
     Returns
     -------
@@ -754,10 +751,7 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
     builder = NodeBuilder(D)
     fresh = dict(lower=[], upper=[], birth=[], parent=[], side=[])
     old = np.array([0])
-    f_lo, f_hi = lo[None, :].copy(), hi[None, :].copy()
-    birth = np.zeros(1)
-    parent = np.array([-1])
-    side = np.array([0])
+    f_lo, f_hi, birth, parent, side = _root_frontier(lo, hi)
     while old.size:
         o_lo, o_hi = sample.node_lower[old], sample.node_upper[old]
         rates = np.concatenate([o_lo - f_lo, f_hi - o_hi], axis=1)  # (n, 2D) >= 0
@@ -817,6 +811,8 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
     return MondrianSample._from_builder(builder, lo, hi, L)
 
 
+@docfiller({"sample": params(extend_mondrian.__doc__, "sample"),
+            "random_state": params(extend_mondrian.__doc__, "random_state")})
 def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
                     random_state=None, *, max_cells: float = MAX_CELLS) -> list[MondrianSample]:
     """Extend ``sample`` to ``[lower, upper]`` in ``n_steps`` growing boxes.
@@ -828,14 +824,12 @@ def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
 
     Parameters
     ----------
-    sample : MondrianSample
-        The sample to extend.
+    %(sample)s
     lower, upper : sequence of float, length D
         The final box; it must contain the sample's box.
     n_steps : int, default=6
         The number of growing boxes, between 1 and 50.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
     max_cells : float >= 1, default=MAX_CELLS
         Refuse when the expected number of cells on the final box exceeds this.
 
