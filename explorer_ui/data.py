@@ -14,6 +14,7 @@ Use::
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -123,10 +124,12 @@ def split(data: ds.Dataset, purpose: str, seed: int, *, max_points: int | None =
 @st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner="Drawing the data\u2026")
 def _synthetic(kind: str, n: int, noise: float, lifetime: float, seed: int) -> ds.Dataset:
     if kind in ("gp1d", "gp2d"):
-        return ds.laplace_gp(n, 1 if kind == "gp1d" else 2, lifetime, noise, random_state=seed)
-    make = {"jumps": ds.toy_jumps_1d, "surface2d": ds.regression_surface_2d,
-            "moons": ds.two_moons, "spirals": ds.two_spirals, "xor": ds.xor_blobs}[kind]
-    return make(n, noise, random_state=seed)
+        data = ds.laplace_gp(n, 1 if kind == "gp1d" else 2, lifetime, noise, random_state=seed)
+    else:
+        make = {"jumps": ds.toy_jumps_1d, "surface2d": ds.regression_surface_2d,
+                "moons": ds.two_moons, "spirals": ds.two_spirals, "xor": ds.xor_blobs}[kind]
+        data = make(n, noise, random_state=seed)
+    return dataclasses.replace(data, seed=seed)
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
@@ -299,14 +302,11 @@ def _describe(data: ds.Dataset, container) -> None:
     container.caption(plain(text + ")"))
 
 
-def data_params(name: str, key: str = "data") -> dict:
-    """What identifies the picker's data set in an exported chart's file name: its name,
-    and for a synthetic draw N, the noise, the data seed (and the true lifetime)."""
-    state = st.session_state
-    source = state.get(f"{key}_src")
-    out = {"data": name}
-    if source in SYNTHETIC:
-        out.update(n=state.get(f"{key}_{source}_n"), noise=state.get(f"{key}_{source}_noise"),
-                   dseed=state.get(f"{key}_seed"),
-                   lam_true=state.get(f"{key}_{source}_lifetime"))
+def data_params(data: ds.Dataset) -> dict:
+    """What identifies a data set in an exported chart's file name: its name, and for a
+    synthetic draw N, the noise, the data seed (and the true lifetime)."""
+    out = {"data": data.name}
+    if data.seed is not None:
+        out.update(n=data.n_samples, noise=data.noise_std, dseed=data.seed,
+                   lam_true=data.true_lifetime)
     return {k: v for k, v in out.items() if v is not None}

@@ -82,8 +82,8 @@ def pick_data(container, sizes, *, seed_container=None, default_lifetime=5.0):
     synthetic N sliders stop at the most points a sweep of that size can use within the
     time budget.
 
-    Returns (train, val, test, name, true_lifetime, key, seed); ``key`` identifies
-    the data for caching.
+    Returns (train, val, test, data, key, seed); ``data`` is the whole set (its name,
+    true lifetime and what identifies it in exports), ``key`` identifies it for caching.
     """
     data_box = container.container()
     seed_box = container.container() if seed_container is None else seed_container
@@ -97,7 +97,7 @@ def pick_data(container, sizes, *, seed_container=None, default_lifetime=5.0):
                               max_points=int(fits / TRAIN_FRACTION))
     key = data_key(data)
     train, val, test = split(data, "validate", seed)
-    return train, val, test, data.name, data.true_lifetime, key, seed
+    return train, val, test, data, key, seed
 
 
 def model_controls(container, train, sizes, *, trees=50, cells=60, noise_variance=0.01,
@@ -161,20 +161,20 @@ def run_sweep(train, val, key, settings, seed):
                                        train_fraction=TRAIN_FRACTION))
 
 
-def figure_params(name, settings, seed, **more):
+def figure_params(data, settings, seed, **more):
     """What a sweep chart depends on, for its exported file name: the data, the sweep's
     settings, the seed (split and Mondrians) and ``more``."""
-    return {**data_params(name), "M": settings["n_trees"], "lam_max": settings["terminal_lifetime"],
+    return {**data_params(data), "M": settings["n_trees"], "lam_max": settings["terminal_lifetime"],
             "noise_var": settings["noise_variance"], "prior_var": settings["prior_variance"],
             **more,
             "seed": seed}
 
 
-def show_split(train, val, test, name, seed):
+def show_split(train, val, test, data, seed):
     show_figure(split_sizes({"train": train.n_samples, "validation": val.n_samples,
                              "test": test.n_samples}), "split",
-                params={**data_params(name), "seed": seed})
-    st.caption(f"**{plain(name)}**: {train.n_samples} train / {val.n_samples} validation / "
+                params={**data_params(data), "seed": seed})
+    st.caption(f"**{plain(data.name)}**: {train.n_samples} train / {val.n_samples} validation / "
                f"{test.n_samples} test points (random 60/20/20 split from the seed). The sweep "
                "fits on train, picks the lifetime on validation; test is held out.")
 

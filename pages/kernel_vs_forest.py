@@ -230,7 +230,7 @@ if with_sgd:
 
 show_figure(cached_figure(figs.kernel_vs_forest_rmse, path, lifetime, sgd=sgd, height=430),
             "rmse-vs-lifetime", main=True,
-            params={**data_params(data.name), "M": n_trees, "lam_max": terminal,
+            params={**data_params(data), "M": n_trees, "lam_max": terminal,
                     "nlam": n_lifetimes, "noise_var": noise, "seed": seed, "sgd": int(with_sgd)})
 wins = int(path.kernel_wins.sum())
 gap = path.forest_test_rmse - path.kernel_test_rmse
@@ -294,7 +294,7 @@ if predict_then_reveal(
         show_figure(cached_figure(figs.weight_histograms, w, sgd_weights=sgd_w,
                                   paper_scale=paper_scale,
                                   height=460 if sgd_w is None else 560), "weights",
-                    params={**data_params(data.name), "M": n_trees, "lam": lifetime,
+                    params={**data_params(data), "M": n_trees, "lam": lifetime,
                             "lam_max": terminal, "noise_var": noise, "seed": seed,
                             "sgd": int(with_sgd), "paper_scale": int(paper_scale)})
     with h_right:

@@ -145,8 +145,9 @@ data_box, model_box, seed_box = side.container(), side.container(), side.contain
 seed_box.divider()
 with user_errors():
     sizes = sweep_sizes(D.TREES, D.CELLS)
-    train, val, test, name, true_lifetime, key, seed = pick_data(
+    train, val, test, data, key, seed = pick_data(
         data_box, sizes, seed_container=seed_box, default_lifetime=D.TRUE_LIFETIME)
+    true_lifetime = data.true_lifetime
     model_box.divider()
     settings = model_controls(model_box, train, sizes, trees=D.TREES, cells=D.CELLS,
                               noise_variance=D.NOISE_VARIANCE, prior_variance=D.PRIOR_VARIANCE)
@@ -184,7 +185,7 @@ with user_errors():
     path = run_sweep(train, val, key, settings, seed)
     post = lifetime_posterior(path, prior)
     lo_ci, hi_ci = post.credible_interval(level)
-prior_params = figure_params(name, settings, seed, prior=prior_text, level=level)
+prior_params = figure_params(data, settings, seed, prior=prior_text, level=level)
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL,
@@ -299,7 +300,7 @@ if predict_then_reveal(
 with st.expander(r"The evidence: $\log p(y \mid X, \lambda)$ at every cut"):
     show_figure(cached_figure(log_marginal_likelihood_vs_lifetime, path,
                               true_lifetime=true_lifetime),
-                "log-marginal-likelihood", params=figure_params(name, settings, seed))
+                "log-marginal-likelihood", params=figure_params(data, settings, seed))
     st.caption(r"$\log p(y \mid X, \lambda)$ is a step function of $\lambda$ (constant between "
                r"cuts). Small $\lambda$: too smooth to explain the data; large $\lambda$: too "
                r"flexible, the Occam factor (the log-determinant) penalises it.")
@@ -340,4 +341,4 @@ if train.X.shape[1] == 1:
             _show_predictive()
 
 with st.expander("The data split"):
-    show_split(train, val, test, name, seed)
+    show_split(train, val, test, data, seed)

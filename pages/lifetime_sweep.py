@@ -123,7 +123,7 @@ side = st.sidebar
 data_box, model_box, seed_box = side.container(), side.container(), side.container()
 with user_errors():
     sizes = sweep_sizes(defaults.N_TREES, defaults.CELLS)
-    train, val, test, name, true_lifetime, key, seed = pick_data(
+    train, val, test, data, key, seed = pick_data(
         data_box, sizes, seed_container=seed_box, default_lifetime=defaults.TRUE_LIFETIME)
     model_box.divider()
     settings = model_controls(model_box, train, sizes, trees=defaults.N_TREES,
@@ -137,9 +137,9 @@ lifetime = sweep_lifetime_picker(model_box, path)
 seed_box.divider()
 
 c, best = path.index(lifetime), path.best_lifetime
-params = figure_params(name, settings, seed, lam=lifetime)
+params = figure_params(data, settings, seed, lam=lifetime)
 with main_chart.container():
-    show_figure(cached_figure(rmse_vs_lifetime, path, lifetime, true_lifetime), "rmse",
+    show_figure(cached_figure(rmse_vs_lifetime, path, lifetime, data.true_lifetime), "rmse",
                 params=params, main=True)
 st.markdown(
     f"At $\\lambda = {lifetime:g}$: **{path.n_features[c]:,}** features, validation RMSE "
@@ -196,7 +196,7 @@ if test.n_samples:
     st.caption(f"Held-out test RMSE at the best validation lifetime {best:.3g}: "
                f"**{test_rmse:.4f}**.")
 with st.expander("The data split"):
-    show_split(train, val, test, name, seed)
+    show_split(train, val, test, data, seed)
 
 st.subheader("Figure 8 at scale: the sweep against retraining")
 st.markdown(

@@ -225,7 +225,7 @@ try:  # a stream too slow for these settings leaves the rest of the page working
 except InputError as err:
     stream_error = str(err)
 n_steps = len(run.n_seen)
-run_params = {**data_params(data.name), "batch": batch, "trees": n_trees, "lam": lifetime,
+run_params = {**data_params(data), "batch": batch, "trees": n_trees, "lam": lifetime,
               "k_irr": k_irr, "seed": seed}
 
 
@@ -355,7 +355,7 @@ if predict_then_reveal(
     show_figure(cached_figure(figs.uncertainty_maps_figure, maps,
                               X_in if show_data else None),
                 "uncertainty-maps",
-                params={**(data_params(data.name) if map_data is data
+                params={**(data_params(data) if map_data is data
                            else {"data": map_data.name}),
                         "region": region, "trees": n_trees, "lam": lifetime, "seed": seed})
     st.caption(

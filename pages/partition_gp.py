@@ -362,7 +362,7 @@ with user_errors():
     with st.spinner("Kernel PCA..."):
         emb = _embeddings(d.X, d.y, m_real, seed)
     show_figure(cached_figure(kernel_pca_figure, emb, d.y, colour_label=d.target_name or "y"),
-                "kernel-pca", params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
+                "kernel-pca", params={**data_params(d), "m": m_real, "seed": seed})
     st.caption("The paper's Figure 2: the top two components of linear PCA and of kernel "
                "PCA with the Fast Cluster and Random Forest kernels (centred kernel, "
                "Lanczos eigensolver on an $O(mN)$ operator), points coloured by the "
@@ -377,7 +377,7 @@ with user_errors():
                        lambda progress: _comparison(d, m_real, seed, progress))
     if rows:
         show_figure(cached_figure(comparison_figure, rows), "kernel-comparison",
-                    params={**data_params(d.name, "real"), "m": m_real, "seed": seed})
+                    params={**data_params(d), "m": m_real, "seed": seed})
         st.dataframe(
             [{"kernel": r["kernel"], "mean test log-lik per point": round(r["test_log_lik"], 4),
               "test MSE": round(r["mse"], 4), "fit time (s)": round(r["seconds"], 2)}
@@ -407,7 +407,7 @@ with user_errors():
                        lambda progress: _by_partition_count(d, seed, progress))
     if by_m:
         show_figure(cached_figure(partition_count_figure, by_m, dataset_name=data_name),
-                    "test-error-vs-m", params={**data_params(d.name, "real"), "seed": seed})
+                    "test-error-vs-m", params={**data_params(d), "seed": seed})
     else:
         st.info("Press the button to fit the two partition-kernel GPs at each m.")
     st.caption("The Random Forest and Fast Cluster GPs of the comparison (same split), "

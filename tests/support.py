@@ -111,7 +111,13 @@ def lifetime_sweep_default_path(seed=None):
 
 
 def wait_for_app(page, timeout: float = 30_000) -> None:
-    """Wait until the script run has finished (the 'Running' indicator is gone)."""
+    """Wait until the script run has finished (the 'Running' indicator is gone).
+
+    The two short pauses remain for callers that may just have triggered a rerun the
+    server has not yet announced (the page looks idle until it does); a caller that
+    knows its action reruns the script waits on the run count instead
+    (:func:`finished_runs`, :func:`wait_for_rerun`), with no pause of its own.
+    """
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     page.wait_for_timeout(300)
     # the app marks its script state; "initial" until a first run has finished
@@ -132,15 +138,46 @@ def wait_for_charts(page, n: int, timeout: float = 120_000) -> None:
     wait_for_app(page, timeout=timeout)
 
 
+#: Counts the app's finished script runs from the moment it is first called (a
+#: MutationObserver on the run-state attribute Streamlit sets on its root), and returns
+#: the count: a test reads it before an action and waits for it to grow after.
+_RUNS_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (app && window.__finishedRuns === undefined) {
+    window.__finishedRuns = 0;
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.oldValue === 'running' && app.getAttribute(r.attributeName) !== 'running') {
+          window.__finishedRuns += 1;
+        }
+      }
+    }).observe(app, {attributes: true, attributeOldValue: true,
+                     attributeFilter: ['data-test-script-state']});
+  }
+  return window.__finishedRuns || 0;
+}"""
+
+
+def finished_runs(page) -> int:
+    """How many script runs have finished since the count started (see :data:`_RUNS_JS`)."""
+    return page.evaluate(_RUNS_JS)
+
+
+def wait_for_rerun(page, before: int, timeout: float = 60_000) -> None:
+    """Wait until a run has finished since :func:`finished_runs` returned ``before``, and
+    the app is idle again."""
+    page.wait_for_function(f"() => (window.__finishedRuns || 0) > {before}", timeout=timeout)
+    wait_for_app(page, timeout=timeout)
+
+
 def step_slider(page, slider, steps: int, key: str = "ArrowRight") -> None:
     """Move a Streamlit slider ``steps`` notches with the keyboard (``key``: ArrowRight or
     ArrowLeft), letting each rerun finish (a real user's arrow-key presses)."""
     for _ in range(steps):
+        before = finished_runs(page)
         slider.focus()
         page.keyboard.press(key)
-        page.wait_for_timeout(400)
-        wait_for_app(page, timeout=60_000)
-    page.wait_for_timeout(1500)
+        wait_for_rerun(page, before)
 
 
 def assert_no_exception(page) -> None:
@@ -164,7 +201,8 @@ def screenshot(page, name: str, *, full: bool = True) -> Path:
             " e => e.scrollHeight), document.body.scrollHeight)"
         )
         page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 12000)})
-        page.wait_for_timeout(400)
+        # two painted frames: the charts have laid out at the new size
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     page.screenshot(path=str(path), full_page=True)
     if full and size:
         page.set_viewport_size(size)

@@ -42,6 +42,9 @@ class Dataset:
     standardized : bool
         Whether ``X`` (and ``y`` when ``y_raw`` is set) were standardised to mean 0
         and standard deviation 1 over the whole set.
+    seed : int or None
+        For synthetic sets: the integer seed they were drawn with, so that a chart
+        exported from them can name it (``None`` when unknown).
 
     Raises
     ------
@@ -62,6 +65,7 @@ class Dataset:
     X_raw: np.ndarray | None = field(default=None, repr=False)
     y_raw: np.ndarray | None = field(default=None, repr=False)
     standardized: bool = False
+    seed: int | None = None
 
     def __post_init__(self):
         X = np.asarray(self.X, dtype=np.float64)

@@ -1,6 +1,8 @@
 """AppTest of the shared data-source picker (explorer_ui/data.py) in a tiny script."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -12,6 +14,7 @@ from explorer_ui.data import (
     SPLITS,
     SYNTHETIC,
     data_key,
+    data_params,
     split,
 )
 from mondrian_core import datasets as ds
@@ -21,12 +24,13 @@ from tests.support import assert_clean
 def picker_script():
     import streamlit as st
 
-    from explorer_ui.data import SOURCE_LABELS, data_source_picker
+    from explorer_ui.data import SOURCE_LABELS, data_params, data_source_picker
 
     data = data_source_picker("data", kinds=tuple(SOURCE_LABELS), container=st.sidebar,
                               standardize_target=True)
     st.markdown(f"shape={data.X.shape} name={data.name}")
     st.markdown(f"true={data.true_lifetime}")
+    st.markdown(f"params={sorted(data_params(data).items())}")
 
 
 def start(query=None) -> AppTest:
@@ -151,3 +155,21 @@ def test_the_picker_starts_from_the_synthetic_defaults():
     assert_clean(at)
     assert f"shape=({SYNTHETIC['moons'].n}, 2)" in shown(at)
     assert at.sidebar.slider(key="data_moons_n").max == SYNTHETIC["moons"].max_n
+
+
+def test_export_names_come_from_the_data_set_not_the_session():
+    """A chart's export names what drew its data: N, noise, seed and lifetime for a
+    synthetic draw (the picker's link values), only the name for a bundled set."""
+    at = start({"data_src": "gp1d", "data_gp1d_n": "120", "data_gp1d_noise": "0.3",
+                "data_seed": "7", "data_gp1d_lifetime": "4.5"})
+    assert_clean(at)
+    params = next(m.value for m in at.markdown if m.value.startswith("params="))
+    name = next(m.value for m in at.markdown if m.value.startswith("shape=")).split("name=")[1]
+    assert params == ("params=" + repr(sorted({"data": name, "dseed": 7, "lam_true": 4.5,
+                                                "n": 120, "noise": 0.3}.items())))
+    drawn = ds.laplace_gp(120, 1, 4.5, 0.3, random_state=7)
+    assert data_params(drawn) == {"data": drawn.name}  # no seed recorded: name only
+    seeded = data_params(dataclasses.replace(drawn, seed=7))
+    assert seeded == {"data": drawn.name, "n": 120, "noise": 0.3, "dseed": 7, "lam_true": 4.5}
+    bundled = ds.load_bundled("diabetes")
+    assert data_params(bundled) == {"data": bundled.name}

@@ -11,10 +11,24 @@ def _chart(page, n=0):
     return page.locator('[data-testid="stPlotlyChart"]').nth(n)
 
 
+#: The drawn path of the first chart's line traces (the growth chart's cuts).
+_CUT_PATH_JS = """() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')[0]
+  .querySelectorAll('g.scatterlayer .trace path.js-line'))
+  .map(e => e.getAttribute('d') || '').join('|')"""
+
+#: The Plotly time slider's current label in the first chart (the animation's frame).
+_FRAME_JS = """() => document.querySelectorAll('[data-testid="stPlotlyChart"]')[0]
+  .querySelector('text.slider-label').textContent"""
+
+
 def _cut_path(page):
     """The drawn path of the growth chart's cut trace (changes when cuts appear)."""
-    return _chart(page).locator("g.scatterlayer .trace path.js-line").evaluate_all(
-        "els => els.map(e => e.getAttribute('d') || '').join('|')")
+    return page.evaluate(_CUT_PATH_JS)
+
+
+def _drawn(chart):
+    """Wait until Plotly has drawn the chart's traces."""
+    chart.locator("g.scatterlayer .trace").first.wait_for(timeout=30_000)
 
 
 def test_page_plays_the_animation(app_url, page):
@@ -28,7 +42,7 @@ def test_page_plays_the_animation(app_url, page):
     chart = _chart(page)
     chart.wait_for(timeout=30_000)
     assert page.get_by_role("heading", name="Mondrian process").count() >= 1
-    page.wait_for_timeout(800)
+    _drawn(chart)
     screenshot(page, "mondrian_process_full")
     assert_no_exception(page)
     before = _cut_path(page)
@@ -38,13 +52,10 @@ def test_page_plays_the_animation(app_url, page):
     slider.focus()
     for _ in range(150):
         page.keyboard.press("ArrowLeft")
-    after = before
-    for _ in range(60):  # the reruns settle; poll for the redrawn chart
-        page.wait_for_timeout(500)
-        after = _cut_path(page)
-        if after != before:
-            break
+    # the reruns settle into a redrawn chart
+    page.wait_for_function(f"() => ({_CUT_PATH_JS})() !== {before!r}", timeout=30_000)
     wait_for_app(page)
+    after = _cut_path(page)
     screenshot(page, "mondrian_process_time_moved")
     assert float(slider.input_value()) < 4.0
     assert after != before
@@ -52,11 +63,12 @@ def test_page_plays_the_animation(app_url, page):
     current = chart.locator("text.slider-label").first
     start = current.text_content()
     chart.locator("g.updatemenu-button", has_text="Play").click()
-    page.wait_for_timeout(1500)
+    # the animation moves the label on by itself: wait for two frames after the start
+    page.wait_for_function(f"() => ({_FRAME_JS})() !== {start!r}", timeout=30_000)
     middle = current.text_content()
     screenshot(page, "mondrian_process_playing")
     assert middle != start
-    page.wait_for_timeout(5000)
+    page.wait_for_function(f"() => ({_FRAME_JS})() !== {middle!r}", timeout=30_000)
     assert current.text_content() != middle
     assert_no_exception(page)
     screenshot(page, "mondrian_process_played")
@@ -67,19 +79,18 @@ def test_clicking_a_node_highlights_its_cell(app_url, page):
     wait_for_app(page)
     chart = _chart(page)
     chart.wait_for(timeout=30_000)
-    page.wait_for_timeout(800)
+    _drawn(chart)
     details = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text="born at t =")
     assert details.count() == 0
     # the tree's nodes are the last markers drawn; click one (a real mouse click)
     points = chart.locator("g.scatterlayer g.trace path.point")
     assert points.count() > 0
     points.last.scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
     box = points.last.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(x - 5, y - 5)
     page.mouse.move(x, y, steps=5)  # plotly finds the point under the mouse on hover
-    page.wait_for_timeout(300)
+    chart.locator("g.hoverlayer g.hovertext").first.wait_for(timeout=10_000)
     screenshot(page, "mondrian_process_hover", full=False)  # keep the mouse over the node
     page.mouse.down()
     page.mouse.up()
