@@ -6,12 +6,13 @@ Two measures:
   main sliders' moves (:data:`MOVES`), in fresh interpreters taking turns between this tree
   and the earlier commit (checked out into a temporary git worktree).
 * ``--fresh [--pages P ...] [--against COMMIT]``: a class exploring freely (issue 25, item 6):
-  every visit a link no one opened before. In one interpreter per page, the page is first
-  run at its default link (imports, Streamlit's first-run work), then ``--links`` times as a
-  new session of a link with a seed not used before (``seed=<random>``: every cached result
-  of the page misses), and the median CPU seconds of those visits is reported against the
-  bare page (``bench/bare_app.py``) visited the same way in the same run, and against the
-  earlier commit if given. The goal is at most 1 s of CPU per new link at the defaults.
+  every visit a link no one opened before. In one interpreter per page and round, the page
+  is first run at its default link (imports, Streamlit's first-run work), then ``--links``
+  times as a new session of a link with a seed not used before (``seed=<random>``: every
+  cached result of the page misses); ``--rounds`` such interpreters per side take turns
+  with the earlier commit's (if given, on the same links). The median CPU seconds of those
+  visits is reported against the bare page (``bench/bare_app.py``) visited the same way in
+  the same run, and against the earlier commit. The goal is at most 1 s of CPU per new link at the defaults.
   The Lifetime sweep page's Figure 8 at scale, a once-per-server background job, is
   replaced by a tiny one computed before the timing (it is not a per-link cost).
 
@@ -155,15 +156,20 @@ def fresh_main(args) -> None:
     with _Earlier(args.against) as old:
         sides = [("now", ROOT)] + ([(args.against, old.path)] if old.path else [])
         for page in [BARE] + args.pages:
-            rows[page] = {}
-            for name, root in sides:  # the same seeds on both sides: the same links
-                cpu = fresh_link_cpu(root, page, args.links, seed0)
-                rows[page][name] = statistics.median(cpu)
-                print(f"  {page:>18} {name:>9}: " + " ".join(f"{c:.2f}" for c in cpu)
-                      + " s CPU per new link", flush=True)
+            cpu = {name: [] for name, _ in sides}
+            # rounds taking turns (the other side first every other round), so that the
+            # machine's drifting load falls on both sides; the same seeds on both sides
+            for r in range(args.rounds):
+                for name, root in (sides if r % 2 == 0 else sides[::-1]):
+                    more = fresh_link_cpu(root, page, args.links, seed0 + r * args.links)
+                    cpu[name] += more
+                    print(f"  {page:>18} {name:>9}: " + " ".join(f"{c:.2f}" for c in more)
+                          + " s CPU per new link", flush=True)
+            rows[page] = {name: statistics.median(c) for name, c in cpu.items()}
     bare = rows.pop(BARE)["now"]
     print(f"\nbare page: {1000 * bare:.0f} ms per visit (AppTest's own cost of a run)\n")
-    head = (f"| page | CPU per new link (median of {args.links}) | minus the bare page "
+    head = (f"| page | CPU per new link (median of {args.links * args.rounds}) "
+            "| minus the bare page "
             "| x bare page |")
     if args.against:
         head += f" at {args.against} | now / before |"
@@ -183,7 +189,10 @@ def main() -> None:
     ap.add_argument("--page", choices=sorted(MOVES), help="first render and moves")
     ap.add_argument("--fresh", action="store_true", help="CPU per new link, every page")
     ap.add_argument("--pages", nargs="*", default=PAGES, choices=PAGES)
-    ap.add_argument("--links", type=int, default=3, help="new links per page (--fresh)")
+    ap.add_argument("--links", type=int, default=3,
+                    help="new links per page and round (--fresh)")
+    ap.add_argument("--rounds", type=int, default=2,
+                    help="rounds per side, taking turns with --against (--fresh)")
     ap.add_argument("--against", help="the earlier commit")
     ap.add_argument("--reps", type=int, default=3)
     args = ap.parse_args()
