@@ -74,7 +74,7 @@ MAX_BLOCK_FLOATS = 50_000_000
 #: time as quadratic in the block, but on small blocks most of it is per-event work, so
 #: left alone it settles on small blocks and refactorises often: at N = 300 with 300
 #: trees it chose 8 events (about a thousand N x N Cholesky factorisations); 64 took
-#: 30-45% less time (bench/RESULTS.md, "Server CPU per new link").
+#: about 40% less time (bench/RESULTS.md, "Server CPU per new link").
 MIN_BLOCK = 64
 
 
