@@ -104,10 +104,16 @@ def cached_with_progress(key: Hashable, compute: Callable[[Progress], object], t
         return _in_background(key, compute, text)
     label = [text]
     bar = st.progress(0.0, text=text)
+    shown = [(0, text)]
 
     def show(fraction: float) -> None:
         fraction = min(float(fraction), 1.0)
-        bar.progress(fraction, text=f"{label[0]} {fraction:.0%}")
+        # the bar shows whole percents: a report that changes neither them nor the text
+        # sends nothing (a sweep reports once per block of events, hundreds of times)
+        now = (round(100 * fraction), label[0])
+        if now != shown[0]:
+            shown[0] = now
+            bar.progress(fraction, text=f"{label[0]} {fraction:.0%}")
 
     try:
         return store.get(key, _reporting(compute, label), progress=show)

@@ -147,14 +147,17 @@ def model_controls(container, train, sizes, *, trees=50, cells=60, noise_varianc
                 noise_variance=noise_var, prior_variance=prior_var)
 
 
-def run_sweep(train, val, key, settings, seed):
+def run_sweep(train, val, key, settings, seed, *, validate=True):
     """The sweep for ``settings`` (:func:`model_controls`), computed once per server with a
     progress bar; refused up front (an ``InputError`` naming the largest size that fits)
-    if it would take minutes."""
+    if it would take minutes. ``validate=False`` skips the validation error at every
+    event (over half the sweep's time) for a page that does not show it."""
     model = {k: v for k, v in settings.items() if k != "cells"}  # cells set the terminal
+    X_val, y_val = (val.X, val.y) if validate else (None, None)
     return cached_with_progress(
-        ("lifetime sweep", key, tuple(sorted(settings.items())), seed),
-        lambda progress: lifetime_path(train.X, train.y, val.X, val.y, random_state=seed,
+        ("lifetime sweep", key, tuple(sorted(settings.items())), seed)
+        + (() if validate else ("without validation",)),
+        lambda progress: lifetime_path(train.X, train.y, X_val, y_val, random_state=seed,
                                        progress=progress, **model),
         "Sweeping the lifetime: walking the cut events\u2026",
         check=lambda: check_sweep_cost(train.n_samples, settings["n_trees"], settings["cells"],

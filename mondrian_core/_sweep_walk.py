@@ -70,6 +70,12 @@ from mondrian_core._sweep_kernels import (
 
 #: Largest border of a block (``3 x events x side`` floats, ~400 MB), whatever is measured.
 MAX_BLOCK_FLOATS = 50_000_000
+#: The fewest events per block. The rule of ``_next_block`` reads the capacitance step's
+#: time as quadratic in the block, but on small blocks most of it is per-event work, so
+#: left alone it settles on small blocks and refactorises often: at N = 300 with 300
+#: trees it chose 8 events (about a thousand N x N Cholesky factorisations); 64 took
+#: about 40% less time (bench/RESULTS.md, "Server CPU per new link").
+MIN_BLOCK = 64
 
 
 class EventWalk:
@@ -147,17 +153,17 @@ class EventWalk:
 
         Per event a block of ``b`` costs about ``fixed / b + q b`` (the factorisation
         at its start is shared; the capacitance and its LDL grow as ``b^2``), which is
-        least at ``b = sqrt(fixed / q)``; the first blocks start small and grow by at
-        most 2x per block while the measurements settle. The block's border
+        least at ``b = sqrt(fixed / q)``, at least ``MIN_BLOCK``; blocks grow by at most
+        2x per block while the measurements settle. The block's border
         (``side x 3b`` floats) stays under ``MAX_BLOCK_FLOATS``.
         """
         if self.fixed_block:
             b_new = self.fixed_block
         elif b == 0:
-            b_new = 16
+            b_new = MIN_BLOCK
         else:
             q = max(quadratic, 1e-6) / b ** 2
-            b_new = int(np.clip(np.sqrt(max(fixed, 1e-6) / q), 8, 2 * b))
+            b_new = int(np.clip(np.sqrt(max(fixed, 1e-6) / q), MIN_BLOCK, 2 * b))
         b_new = min(b_new, max(8, MAX_BLOCK_FLOATS // (3 * side)))
         return int(max(1, min(b_new, last - k)))
 

@@ -280,7 +280,8 @@ clt_trees = url_slider("Trees $B$ for the histogram", "clt_trees", min_value=1,
                        max_value=300, default=D.CLT_TREES)
 with user_errors():
     draws = clt_draws(d, n, lam, clt_trees, clt_reps, seed)
-show_figure(cached_figure(clt_figure, draws), "clt",
+# the name is the chart's accessible name when it has no title: words, not an acronym
+show_figure(cached_figure(clt_figure, draws), "central-limit-theorem",
             params=dict(d=d, n=n, lam=lam, B=clt_trees, seed=seed))
 st.caption(
     rf"{draws.statistics.size} data sets, each with fresh trees: the plain forest's estimate, "
@@ -293,7 +294,8 @@ st.caption(
 st.subheader("Why forests beat trees: the rates")
 with user_errors():
     risk = rates(d, rate_reps, seed)
-show_figure(cached_figure(rates_figure, risk), "rates", params=dict(d=d, seed=seed))
+show_figure(cached_figure(rates_figure, risk), "error-rates-of-trees-and-forests",
+            params=dict(d=d, seed=seed))
 st.caption(
     rf"Mean squared error at $x = (1/3, \dots)$ over {rate_reps} data sets per "
     r"$n$, each learner at its rate-optimal lifetime ($3n^{1/(d+2)}$, $3n^{1/(d+4)}$, "

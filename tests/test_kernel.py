@@ -315,3 +315,26 @@ def test_partial_fit_keeps_old_columns_and_appends_new_cells():
     g = MondrianFeatures(3.0, 20, random_state=0).partial_fit(X1)
     assert (g.transform(X1) != MondrianFeatures(3.0, 20, random_state=0).fit(X1)
             .transform(X1)).nnz == 0
+
+
+@pytest.mark.parametrize("method", METHODS[:2])
+@pytest.mark.parametrize("lifetime", [0.5, 10.0])
+def test_cumulative_kernels_equal_the_block_by_block_count(method, lifetime):
+    """The sparse product counts exactly what comparing every block's cells pair by pair
+    counts (the slow obvious way), on the fitted points and on new ones."""
+    from mondrian_core.experiments.kernel_convergence import cumulative_kernels
+    from mondrian_core.kernel import RandomBinningFeatures, block_one_hot_columns
+
+    rng = np.random.default_rng(3)
+    X, Y = rng.random((30, 2)), rng.random((12, 2)) * 1.3
+    counts = [1, 4, 9]
+    for other in (None, Y):
+        fast = list(cumulative_kernels(method, X, other, lifetime, counts, random_state=5))
+        cls = MondrianFeatures if method == METHODS[0] else RandomBinningFeatures
+        est = cls(lifetime, counts[-1], np.random.default_rng(5)).fit(X)
+        ca = block_one_hot_columns(est.transform(X))
+        cb = ca if other is None else block_one_hot_columns(
+            est.transform(np.vstack([X, Y])))[X.shape[0]:]
+        for m, K in fast:
+            slow = sum((ca[:, b, None] == cb[None, :, b]).astype(float) for b in range(m)) / m
+            np.testing.assert_array_equal(K, slow)

@@ -54,3 +54,22 @@ def test_kernel_matrices_are_the_laplace_and_mondrian_kernels_and_an_order():
     # a Mondrian kernel of 7 trees takes the values k / 7, with 1 on the diagonal
     np.testing.assert_allclose(mondrian * 7, np.round(mondrian * 7), atol=1e-12)
     np.testing.assert_allclose(np.diag(mondrian), 1.0)
+
+
+def test_predictive_on_line_is_the_posterior_mixture_over_the_data_range():
+    from scipy import stats
+
+    from mondrian_core import lifetime_posterior
+    from mondrian_core.experiments.sweep_views import predictive_on_line
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 2, size=(40, 1))
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.standard_normal(40)
+    post = lifetime_posterior(lifetime_path(X, y, terminal_lifetime=8.0, n_trees=5,
+                                            random_state=0), stats.expon(scale=2.0))
+    grid, mean, std = predictive_on_line(post, X, n_grid=50, max_components=4)
+    assert grid.shape == (50, 1) and grid[0, 0] == X.min() and grid[-1, 0] == X.max()
+    m, s = post.predict(grid, return_std=True, include_noise=False, tol=1e-6,
+                        max_components=4)
+    np.testing.assert_array_equal(mean, m)
+    np.testing.assert_array_equal(std, s)

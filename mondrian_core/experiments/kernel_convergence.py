@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 
 from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._linalg import kernel_ridge_coefficients, ridge_weights
@@ -96,12 +97,31 @@ def _block_cumulative(cols_a, cols_b, counts):
     """Yield (m, K_m) with K_m[i, j] = fraction of the first m blocks shared."""
     n_a, n_b = cols_a.shape[0], cols_b.shape[0]
     acc = np.zeros((n_a, n_b))
+    if cols_a.size == 0 or cols_b.size == 0:
+        yield from ((m, acc / m) for m in counts)
+        return
+    n_cols = int(max(cols_a.max(), cols_b.max())) + 1
     done = 0
     for m in counts:
-        for b in range(done, m):  # loop over blocks (trees/grids), not points
-            acc += cols_a[:, b, None] == cols_b[None, :, b]
+        if m > done:
+            acc += _shared_blocks(cols_a[:, done:m], cols_b[:, done:m], n_cols)
         done = m
         yield m, acc / m
+
+
+def _incidence(cols, n_cols):
+    """The 0/1 matrix with a one at (row, each of its columns)."""
+    n, k = cols.shape
+    return sp.csr_matrix((np.ones(n * k), np.ascontiguousarray(cols).ravel(),
+                          np.arange(0, n * k + 1, k)), shape=(n, n_cols))
+
+
+def _shared_blocks(cols_a, cols_b, n_cols):
+    """In how many of the blocks (columns of ``cols_a`` / ``cols_b``) each row of ``cols_a``
+    and each row of ``cols_b`` share a cell: one sparse product of their incidences (cell
+    columns are distinct across blocks), whose work is the pairs that share a cell rather
+    than N^2 per block. Integer counts, so exactly the sum of the blocks' 0/1 matrices."""
+    return (_incidence(cols_a, n_cols) @ _incidence(cols_b, n_cols).T).toarray()
 
 
 def cumulative_kernels(method, X, Y, lifetime, counts, random_state=None):

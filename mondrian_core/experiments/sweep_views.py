@@ -13,7 +13,7 @@ import numpy as np
 from mondrian_core._docstrings import docfiller, params
 from mondrian_core.experiments.grids import plane_grid
 
-__all__ = ["PlaneFit", "fit_on_line", "fit_on_plane", "held_out_rmse"]
+__all__ = ["PlaneFit", "fit_on_line", "fit_on_plane", "held_out_rmse", "predictive_on_line"]
 
 
 def fit_on_line(path, lifetime: float, X, n_grid: int = 400):
@@ -117,3 +117,37 @@ def held_out_rmse(path, lifetime: float, X, y) -> float:
     """
     residual = np.asarray(y, dtype=float) - path.predict(X, lifetime)
     return float(np.sqrt(np.mean(residual ** 2)))
+
+
+def predictive_on_line(posterior, X, n_grid: int = 300, max_components: int = 16):
+    """Return the mixture predictive of the latent function on a grid over 1-D ``X``.
+
+    The fits at the lifetimes the posterior weighs, mixed with its weights (Balog et al.
+    2016, Supplement B), without the observation noise: at most ``max_components`` fits
+    (stratified over the posterior mass, see :meth:`LifetimePosterior.predict`), so that
+    a many-tree posterior spread over thousands of intervals stays a few solves.
+
+    Parameters
+    ----------
+    posterior : LifetimePosterior
+        A posterior over the lifetime (:func:`~mondrian_core.lifetime_posterior`) of a
+        path on 1-D inputs.
+    X : array-like of shape (N, 1)
+        The points whose range the grid spans (the training inputs).
+    n_grid : int, default=300
+        Points on the grid.
+    max_components : int, default=16
+        The most fits mixed.
+
+    Returns
+    -------
+    grid : ndarray of shape (n_grid, 1)
+        The grid, from the smallest to the largest ``X``.
+    mean, std : ndarray of shape (n_grid,)
+        The mixture's mean and standard deviation of the latent function.
+    """
+    X = np.asarray(X, dtype=float)
+    grid = np.linspace(float(X.min()), float(X.max()), n_grid)[:, None]
+    mean, std = posterior.predict(grid, return_std=True, include_noise=False, tol=1e-6,
+                                  max_components=max_components)
+    return grid, mean, std

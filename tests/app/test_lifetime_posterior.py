@@ -75,3 +75,25 @@ def test_too_many_points_for_the_exact_posterior_keeps_the_mondrian_one():
     assert any("at most 3,000 points" in i.value and "shown alone" in i.value for i in at.info)
     assert _summary(at).startswith("**Mondrian") and "Exact" not in _summary(at)
     assert len(at.get("plotly_chart")) == 3
+
+
+def test_the_sweep_without_validation_gives_the_path_the_page_reads():
+    """The page sweeps without the validation error (it shows none): the lifetimes, the
+    log marginal likelihood and the fits it reads are those of the validated sweep, to
+    rounding (the sweep's block sizes are timed, so runs differ in the last bits)."""
+    import numpy as np
+
+    from mondrian_core import laplace_gp, lifetime_path
+
+    data = laplace_gp(150, 1, 5.0, 0.1, random_state=3)
+    X, y = data.X, data.y
+    kw = dict(terminal_lifetime=20.0, n_trees=20, noise_variance=0.01, random_state=3)
+    with_val = lifetime_path(X[:100], y[:100], X[100:], y[100:], **kw)
+    without = lifetime_path(X[:100], y[:100], **kw)
+    np.testing.assert_array_equal(without.lifetimes, with_val.lifetimes)
+    np.testing.assert_allclose(without.log_marginal_likelihood,
+                               with_val.log_marginal_likelihood, rtol=1e-10)
+    grid = np.linspace(X.min(), X.max(), 50)[:, None]
+    for t in (0.5, 5.0, 19.0):
+        np.testing.assert_allclose(without.predict(grid, t), with_val.predict(grid, t),
+                                   rtol=1e-9, atol=1e-12)
