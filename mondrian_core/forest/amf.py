@@ -147,8 +147,7 @@ class _AMFBase(BaseEstimator):
         memo, self._memo = self._memo, None
         walked = memo[1] if memo is not None and memo[0] == x.tobytes() else None
         M = self.n_estimators
-        paths = store._extend_point(x, ps, self._rng, np.zeros(M, dtype=np.int8),
-                                    np.full(M, -1, dtype=np.int64),
+        paths = store._extend_point(x, ps, self._rng, [0] * M, [-1] * M,
                                     getattr(self, "split_pure", True), walked)
         n = store.n_nodes
         self._grow_weights(n)
@@ -233,13 +232,8 @@ class _AMFBase(BaseEstimator):
         int matrix padded with -1 (column = depth)."""
         store = self.trees_
         M, N = self.n_estimators, X.shape[0]
-        if N * M <= _SCALAR_WALKS:
-            # a walk of Python numbers beats a round of array calls per level; one point's
-            # walk is kept for the partial_fit on it that test-then-train makes next
-            walks = [store.walk_point(x) for x in X.tolist()]
-            if N == 1:
-                self._memo = (X.tobytes(), [list(p) for p in walks[0]])
-            return _padded([p for w in walks for p in w])
+        if N * M <= _SCALAR_WALKS:  # a walk of Python numbers beats array calls per level
+            return _padded([p for x in X.tolist() for p in store.walk_point(x)])
         left, right = store.left, store.right
         sdim, sloc = store.split_dim, store.split_loc
         entry = np.arange(N * M)
@@ -310,13 +304,50 @@ class _AMFBase(BaseEstimator):
         np.cumprod(1.0 - a[:, :-1], axis=1, out=keep[:, 1:])
         return node, keep * a
 
-    def _mixture(self, X):
-        """The trees' aggregated predictions, (n_estimators, N, n_outputs)."""
+    def _average(self, X):
+        """The forest's prediction: the trees' aggregated predictions averaged,
+        (N, n_outputs)."""
         M, N = self.n_estimators, X.shape[0]
-        node, coef = self._path_coefficients(X)
-        pred = self._node_prediction(self.trees_.stats[node.reshape(-1)])
-        out = np.einsum("rl,rlk->rk", coef, pred.reshape(*node.shape, -1))
-        return out.reshape(N, M, -1).transpose(1, 0, 2)
+        if N * M > _SCALAR_WALKS:
+            node, coef = self._path_coefficients(X)
+            pred = self._node_prediction(self.trees_.stats[node.reshape(-1)])
+            out = np.einsum("rl,rlk->rk", coef, pred.reshape(*node.shape, -1))
+            return out.reshape(N, M, -1).mean(axis=1)
+        out = np.empty((N, self._n_outputs()))
+        for i, x in enumerate(X):
+            nodes, coef = self._point_coefficients(x)
+            out[i] = coef @ self._node_prediction(np.take(self.trees_.stats, nodes, axis=0))
+        return out / M
+
+    def _point_coefficients(self, x):
+        """The nodes of one point's paths (all trees) and the mixture's weight on each
+        (:meth:`_path_coefficients`), from walks in Python numbers that take the
+        coefficients on the way down. The walk is kept for a ``partial_fit`` on the same
+        point (what test-then-train does next)."""
+        store = self.trees_
+        v = store.views()
+        left, right, sdim, sloc = v["left"], v["right"], v["split_dim"], v["split_loc"]
+        lw, lwt = memoryview(self._log_weight), memoryview(self._log_weight_tree)
+        exp = math.exp
+        xs = x.tolist()
+        paths, coef = [], []
+        for j in store.roots.tolist():
+            path, keep = [], 1.0
+            while True:
+                path.append(j)
+                child = left[j]
+                if child < 0:
+                    coef.append(keep)
+                    break
+                a = 0.5 * exp(lw[j] - lwt[j])  # w / 2 w-bar <= 1
+                coef.append(keep * a)
+                keep *= 1.0 - a
+                j = child if xs[sdim[j]] <= sloc[j] else right[j]
+            paths.append(path)
+        self._memo = (x.tobytes(), paths)
+        L = len(coef)
+        return (np.fromiter(itertools.chain.from_iterable(paths), np.int64, L),
+                np.fromiter(coef, float, L))
 
     # ------------------------------------------------------------ inspection
     def tree_weights(self, tree: int = 0) -> dict:
@@ -593,7 +624,7 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         """
         check_is_fitted(self, "trees_")
         X = check_points(X, estimator=self, reset=False)
-        return self._mixture(X).mean(axis=0)
+        return self._average(X)
 
     def predict(self, X):
         """Return the most probable class of each point.
@@ -608,7 +639,6 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         ndarray of shape (n,)
             Labels from ``classes_``.
         """
-        check_is_fitted(self, "trees_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
@@ -777,4 +807,4 @@ class AMFRegressor(RegressorMixin, _AMFBase):
         """
         check_is_fitted(self, "trees_")
         X = check_points(X, estimator=self, reset=False)
-        return self._mixture(X).mean(axis=0)[:, 0]
+        return self._average(X)[:, 0]

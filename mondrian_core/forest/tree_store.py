@@ -332,17 +332,16 @@ class TreeStore:
         M = self.n_trees
         started = ()
         if min(self.roots.tolist()) < 0:
-            started = self._start_empty_trees(x, point_stats)
-            where[started] = self.roots[started]
-            if started.size == M:
+            started = self._start_empty_trees(x, point_stats).tolist()
+            for m in started:
+                where[m] = int(self.roots[m])
+            if len(started) == M:
                 return [[j] for j in self.roots.tolist()]
-            started = started.tolist()
         n = self._n
         if n + 2 * M > self._data["tree"].shape[0]:  # a split and a leaf per tree
             self._allocate(max(2 * (n + 2 * M), 16))
         d = self._data
         xs = x.tolist()
-        new = where.tolist()
         if paths is None:
             paths = self.walk_point(xs)
         D, K = self.n_features, self.n_stats
@@ -356,11 +355,17 @@ class TreeStore:
         other = None if split_pure else [c for c in range(K) if ps[c] == 0.0]
         joins, splits = [], []  # nodes gaining the point; splits
         for m, path in enumerate(paths):
-            if new[m] >= 0:  # started by this point
+            if started and m in started:  # started by this point
                 continue
             L = len(path)
             k, gaps = L, []
-            while k:  # the suffix of the path whose boxes the point lies outside
+            o = path[-1] * D
+            outside = False  # inside the leaf's box, the point is inside all: no clock
+            for dd in range(D):
+                if not lower[o + dd] <= xs[dd] <= upper[o + dd]:
+                    outside = True
+                    break
+            while outside and k:  # the suffix of the path whose boxes the point is outside
                 j = path[k - 1]
                 g, r = [], 0.0
                 for dd in range(D):
