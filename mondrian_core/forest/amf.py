@@ -169,14 +169,14 @@ class _AMFBase(BaseEstimator):
         v = self.trees_.views()
         left, right = v["left"], v["right"]
         lw, lwt = memoryview(self._log_weight), memoryview(self._log_weight_tree)
-        log1p, exp = math.log1p, math.exp
+        log1p, exp, log2 = math.log1p, math.exp, _LOG2
         for path in paths:
             child = path[-1]
             cur = lwt[child] = lw[child]
             for j in path[-2::-1]:
                 a = lw[j]
                 b = lwt[left[j] + right[j] - child] + cur
-                cur = (a + log1p(exp(b - a)) if a > b else b + log1p(exp(a - b))) - _LOG2
+                cur = (a + log1p(exp(b - a)) if a > b else b + log1p(exp(a - b))) - log2
                 lwt[j] = cur
                 child = j
 
@@ -234,21 +234,7 @@ class _AMFBase(BaseEstimator):
         M, N = self.n_estimators, X.shape[0]
         if N * M <= _SCALAR_WALKS:  # a walk of Python numbers beats array calls per level
             return _padded([p for x in X.tolist() for p in store.walk_point(x)])
-        left, right = store.left, store.right
-        sdim, sloc = store.split_dim, store.split_loc
-        entry = np.arange(N * M)
-        point = entry // M
-        node = np.tile(store.roots, N)
-        columns = []
-        while entry.size:
-            col = np.full(N * M, -1, dtype=np.int64)
-            col[entry] = node
-            columns.append(col)
-            inner = left[node] >= 0
-            entry, point, node = entry[inner], point[inner], node[inner]
-            go_left = X[point, sdim[node]] <= sloc[node]
-            node = np.where(go_left, left[node], right[node])
-        return np.column_stack(columns)
+        return store.path_matrix(X)
 
     def _charge(self, ps, y_code, P):
         """Add each point's losses to the log-weights of its path's nodes (``P``, as
@@ -529,6 +515,14 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         return -np.log((count + a) / (n + a * K)), n > 0
 
     def _encode(self, y):
+        if y.size == 1:  # one label: a dict lookup, where searchsorted costs microseconds
+            codes = self.__dict__.get("_codes")
+            if codes is None or codes[0] is not self.classes_:
+                codes = self._codes = (self.classes_, {c: i for i, c in enumerate(
+                    self.classes_.tolist())})
+            code = codes[1].get(y.tolist()[0])
+            if code is not None:
+                return np.array([code])
         idx = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)
         if not np.all(self.classes_[idx] == y):
             unknown = np.setdiff1d(y, self.classes_)
@@ -622,7 +616,8 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         ndarray of shape (n, n_classes)
             Probabilities, columns in ``classes_`` order; rows sum to one.
         """
-        check_is_fitted(self, "trees_")
+        if "trees_" not in self.__dict__:  # scikit-learn's check costs microseconds
+            check_is_fitted(self, "trees_")
         X = check_points(X, estimator=self, reset=False)
         return self._average(X)
 
@@ -805,6 +800,7 @@ class AMFRegressor(RegressorMixin, _AMFBase):
         ndarray of shape (n,)
             Predictions.
         """
-        check_is_fitted(self, "trees_")
+        if "trees_" not in self.__dict__:  # scikit-learn's check costs microseconds
+            check_is_fitted(self, "trees_")
         X = check_points(X, estimator=self, reset=False)
         return self._average(X)[:, 0]

@@ -33,6 +33,9 @@ OPERATION_NAMES = {
 #: by one is faster up to about 50 points per call (7,400 against 5,300 points/s at 30
 #: points, even at 50).
 SEQUENTIAL_UPDATES = 500
+#: Calls inserting at least this many rows one by one walk their paths all at once
+#: first (``TreeStore._extend_points``).
+_PREWALK_ROWS = 8
 
 _INT_FIELDS = ("tree", "parent", "left", "right", "split_dim")
 _FLOAT_FIELDS = ("split_time", "split_loc")
@@ -267,8 +270,7 @@ class TreeStore:
         self._frozen = None
         self._depth = None
         if N * M <= SEQUENTIAL_UPDATES or not split_pure:  # one at a time beats the batch's array calls
-            for i in range(N):
-                self._extend_point(X[i], point_stats[i], rng, ops[i], where[i], split_pure)
+            self._extend_points(X, point_stats, rng, ops, where, split_pure)
             return ops, where
         entries = np.arange(M * N)
         empty = self._start_empty_trees(X[0], point_stats[0])  # the first row starts them
@@ -312,6 +314,57 @@ class TreeStore:
                 split_loc=np.nan, lower=x, upper=x, stats=point_stats)
         return empty
 
+    def _extend_points(self, X, point_stats, rng, ops, where, split_pure):
+        """Insert the rows of X one by one (:meth:`_extend_point`), writing ``ops`` and
+        ``where``.
+
+        A point's path depends only on the splits, so the paths of all rows are walked
+        at once, level by level, on the trees as they are (:meth:`path_matrix`); a row
+        then walks a tree again in Python only if an earlier row of the call inserted a
+        split above a node of its path there (else its path is unchanged).
+        """
+        N, M = X.shape[0], self.n_trees
+        pre = None
+        if N >= _PREWALK_ROWS and self.roots.min() >= 0:
+            P = self.path_matrix(X)
+            flat = P[P >= 0].tolist()  # row by row
+            ends = np.cumsum((P >= 0).sum(axis=1)).tolist()
+            pre = [flat[a:b] for a, b in zip([0] + ends[:-1], ends)]
+        changed = [set() for _ in range(M)]  # old nodes with a split inserted above
+        for i in range(N):
+            paths = None
+            if pre is not None:
+                paths = [None if c and not c.isdisjoint(p) else p
+                         for p, c in zip(pre[i * M:i * M + M], changed)]
+            o, w = [0] * M, [-1] * M
+            self._extend_point(X[i], point_stats[i], rng, o, w, split_pure, paths)
+            ops[i], where[i] = o, w
+            for m in range(M):
+                if o[m] >= INSERT_ABOVE:
+                    changed[m].add(w[m])
+
+    def path_matrix(self, X) -> np.ndarray:
+        """Return the root-to-leaf path of every (row of X, tree), row ``point *
+        n_trees + tree`` of an int matrix padded with -1 (column = depth), walked a
+        level at a time for all pairs at once."""
+        X = np.asarray(X, dtype=float)
+        N, M = X.shape[0], self.n_trees
+        left, right = self.left, self.right
+        sdim, sloc = self.split_dim, self.split_loc
+        entry = np.arange(N * M)
+        point = entry // M
+        node = np.tile(self.roots, N)
+        columns = []
+        while entry.size:
+            col = np.full(N * M, -1, dtype=np.int64)
+            col[entry] = node
+            columns.append(col)
+            inner = left[node] >= 0
+            entry, point, node = entry[inner], point[inner], node[inner]
+            go_left = X[point, sdim[node]] <= sloc[node]
+            node = np.where(go_left, left[node], right[node])
+        return np.column_stack(columns)
+
     def _extend_point(self, x, point_stats, rng, ops, where, split_pure=True, paths=None):
         """Insert one point into every tree (the conditional Mondrian ``MTx``); write
         the (operation, node) of each tree into ``ops`` and ``where`` (rows of
@@ -344,6 +397,10 @@ class TreeStore:
         xs = x.tolist()
         if paths is None:
             paths = self.walk_point(xs)
+        elif None in paths:  # trees to walk again
+            again = [m for m, p in enumerate(paths) if p is None]
+            for m, p in zip(again, self.walk_point(xs, again)):
+                paths[m] = p
         D, K = self.n_features, self.n_stats
         v = self.views()
         lower, upper, stats, stime = v["lower"], v["upper"], v["stats"], v["split_time"]
