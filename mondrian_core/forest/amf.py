@@ -69,7 +69,11 @@ from mondrian_core._validation import (
     check_target,
 )
 from mondrian_core.errors import InputError
-from mondrian_core.forest.estimators import MAX_ESTIMATORS, MAX_ONLINE_UPDATES
+from mondrian_core.forest.estimators import (
+    MAX_ESTIMATORS,
+    MAX_ONLINE_UPDATES,
+    MondrianForestClassifier,
+)
 from mondrian_core.forest.tree_store import TreeStore
 
 _LOG2 = math.log(2.0)
@@ -523,13 +527,7 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
             code = codes[1].get(y.tolist()[0])
             if code is not None:
                 return np.array([code])
-        idx = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)
-        if not np.all(self.classes_[idx] == y):
-            unknown = np.setdiff1d(y, self.classes_)
-            raise InputError(f"labels {unknown[:5].tolist()} are not among classes "
-                             f"{self.classes_.tolist()}; pass all classes to the first "
-                             "partial_fit.")
-        return idx
+        return MondrianForestClassifier._encode(self, y)
 
     def _partial_fit_classes(self, classes, fitted):
         """:func:`check_partial_fit_classes`, answered at once for the fitted classes
