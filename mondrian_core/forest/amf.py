@@ -632,7 +632,8 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         ndarray of shape (n,)
             Labels from ``classes_``.
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first: it checks that the forest is fitted
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class AMFRegressor(RegressorMixin, _AMFBase):
