@@ -111,10 +111,25 @@ class _AMFBase(BaseEstimator):
         self.n_seen_ = 0
         self._memo = None
 
-    # log w and log w-bar per node: arrays with spare capacity (doubled when full) so
-    # that a point's new nodes cost O(1), read as views of the filled part
-    log_weight_ = property(lambda self: self._log_weight[:self.trees_.n_nodes])
-    log_weight_tree_ = property(lambda self: self._log_weight_tree[:self.trees_.n_nodes])
+    # log w and log w-bar per node are kept with spare capacity (doubled when full) so
+    # that a point's new nodes cost O(1), and read as views of the filled part
+    @property
+    def log_weight_(self) -> np.ndarray:
+        """``log w_v`` per node, shape (n_nodes,).
+
+        Minus the step times the losses charged to the node (see
+        :mod:`mondrian_core.forest.amf`).
+        """
+        return self._log_weight[:self.trees_.n_nodes]
+
+    @property
+    def log_weight_tree_(self) -> np.ndarray:
+        """``log w̄_v`` per node, shape (n_nodes,).
+
+        The weight of the prunings of the subtree below the node (see
+        :mod:`mondrian_core.forest.amf`).
+        """
+        return self._log_weight_tree[:self.trees_.n_nodes]
 
     def _grow_weights(self, n):
         """Make room for ``n`` nodes (new nodes: weight 1, log 0)."""

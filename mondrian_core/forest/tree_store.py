@@ -324,20 +324,27 @@ class TreeStore:
         split above a node of its path there (else its path is unchanged).
         """
         N, M = X.shape[0], self.n_trees
-        pre = None
+        pre = inside = None
         if N >= _PREWALK_ROWS and self.roots.min() >= 0:
             P = self.path_matrix(X)
+            lengths = (P >= 0).sum(axis=1)
             flat = P[P >= 0].tolist()  # row by row
-            ends = np.cumsum((P >= 0).sum(axis=1)).tolist()
+            ends = np.cumsum(lengths).tolist()
             pre = [flat[a:b] for a, b in zip([0] + ends[:-1], ends)]
+            # inside its leaf's box now, a row stays inside (boxes only grow) while the
+            # leaf stays a leaf (else the tree is walked again)
+            leaf = P[np.arange(N * M), lengths - 1]
+            x = np.repeat(X, M, axis=0)
+            inside = ((self.lower[leaf] <= x) & (x <= self.upper[leaf])).all(axis=1).tolist()
         changed = [set() for _ in range(M)]  # old nodes with a split inserted above
         for i in range(N):
-            paths = None
+            paths = held = None
             if pre is not None:
                 paths = [None if c and not c.isdisjoint(p) else p
                          for p, c in zip(pre[i * M:i * M + M], changed)]
+                held = [p is not None and h for p, h in zip(paths, inside[i * M:i * M + M])]
             o, w = [0] * M, [-1] * M
-            self._extend_point(X[i], point_stats[i], rng, o, w, split_pure, paths)
+            self._extend_point(X[i], point_stats[i], rng, o, w, split_pure, paths, held)
             ops[i], where[i] = o, w
             for m in range(M):
                 if o[m] >= INSERT_ABOVE:
@@ -365,7 +372,8 @@ class TreeStore:
             node = np.where(go_left, left[node], right[node])
         return np.column_stack(columns)
 
-    def _extend_point(self, x, point_stats, rng, ops, where, split_pure=True, paths=None):
+    def _extend_point(self, x, point_stats, rng, ops, where, split_pure=True, paths=None,
+                      inside=None):
         """Insert one point into every tree (the conditional Mondrian ``MTx``); write
         the (operation, node) of each tree into ``ops`` and ``where`` (rows of
         :meth:`extend`'s results, NO_CHANGE and -1 on entry); return the point's path in
@@ -373,7 +381,8 @@ class TreeStore:
 
         Boxes only grow, so the point's path down a tree is fixed by the splits: each
         path is walked first (Python scalars: a few steps per tree; ``paths``, from
-        :meth:`walk_point` on the same trees, skips the walk). Boxes nest along a path,
+        :meth:`walk_point` on the same trees, skips the walk; ``inside[m]`` True: the point
+        is known to lie in the box of its leaf in tree ``m``). Boxes nest along a path,
         so the point lies outside the boxes of a suffix of it (found from the leaf up);
         only the nodes of that suffix have a clock (an exponential at rate the point's
         distance beyond the box), read top-down. The first whose clock rings before its
@@ -383,6 +392,7 @@ class TreeStore:
         node is a few operations (the draws come from :meth:`_draws`' buffers).
         """
         M = self.n_trees
+        self._frozen = self._depth = None  # the arrays derived from the nodes change
         started = ()
         if min(self.roots.tolist()) < 0:
             started = self._start_empty_trees(x, point_stats).tolist()
@@ -413,6 +423,10 @@ class TreeStore:
         joins, splits = [], []  # nodes gaining the point; splits
         for m, path in enumerate(paths):
             if started and m in started:  # started by this point
+                continue
+            if inside is not None and inside[m]:  # inside every box of the path
+                joins.extend(path)
+                where[m] = path[-1]
                 continue
             L = len(path)
             k, gaps = L, []
