@@ -351,9 +351,21 @@ class TreeStore:
                     changed[m].add(w[m])
 
     def path_matrix(self, X) -> np.ndarray:
-        """Return the root-to-leaf path of every (row of X, tree), row ``point *
-        n_trees + tree`` of an int matrix padded with -1 (column = depth), walked a
-        level at a time for all pairs at once."""
+        """Return the root-to-leaf path of every (row of X, tree) as an int matrix.
+
+        The pairs are walked a level at a time, all at once.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The points.
+
+        Returns
+        -------
+        ndarray of int64, shape (N * n_trees, depth + 1)
+            Row ``point * n_trees + tree`` holds the path's nodes, root first (column =
+            depth), padded with -1.
+        """
         X = np.asarray(X, dtype=float)
         N, M = X.shape[0], self.n_trees
         left, right = self.left, self.right
@@ -508,9 +520,17 @@ class TreeStore:
         return paths
 
     def views(self) -> dict:
-        """Return the node arrays as memoryviews (the row fields flat, row-major), whose
-        items read and write as Python numbers, faster than NumPy's for a few at a time.
-        Cached until the arrays move (the store grows past its capacity)."""
+        """Return the node arrays as memoryviews, for reading a few nodes in Python.
+
+        Their items read and write as Python numbers, faster than NumPy's for a few at
+        a time. Cached until the arrays move (the store grows past its capacity).
+
+        Returns
+        -------
+        dict of str to memoryview
+            One per node field, over the whole capacity; ``lower``, ``upper`` and
+            ``stats`` flat, row-major (node ``j``'s column ``c`` at ``j * width + c``).
+        """
         cache = self.__dict__.get("_views")
         if cache is None or cache[0] is not self._data:
             views = {f: memoryview(a) for f, a in self._data.items()}
@@ -532,9 +552,21 @@ class TreeStore:
         return draws.exponential, draws.uniform
 
     def walk_point(self, xs, trees=None) -> list:
-        """Return the path (node ids, root first) of the point ``xs`` (a list of D
-        floats) down each tree (``trees``: only those, in that order; empty trees give
-        an empty path)."""
+        """Return the path of one point down each tree, walked in Python numbers.
+
+        Parameters
+        ----------
+        xs : list of float
+            The point's D coordinates.
+        trees : list of int, optional
+            Only these trees, in this order (default: all).
+
+        Returns
+        -------
+        list of list of int
+            Each tree's path, node ids from the root to the leaf (empty for an empty
+            tree).
+        """
         v = self.views()
         left, right, sdim, sloc = v["left"], v["right"], v["split_dim"], v["split_loc"]
         roots = self.roots.tolist()
