@@ -328,9 +328,8 @@ class TreeStore:
         if N >= _PREWALK_ROWS and self.roots.min() >= 0:
             P = self.path_matrix(X)
             lengths = (P >= 0).sum(axis=1)
-            flat = P[P >= 0].tolist()  # row by row
-            ends = np.cumsum(lengths).tolist()
-            pre = [flat[a:b] for a, b in zip([0] + ends[:-1], ends)]
+            pre = P[P >= 0].tolist()  # row by row; row r's path at ends[r - 1]:ends[r]
+            ends = [0] + np.cumsum(lengths).tolist()
             # inside its leaf's box now, a row stays inside (boxes only grow) while the
             # leaf stays a leaf (else the tree is walked again)
             leaf = P[np.arange(N * M), lengths - 1]
@@ -340,8 +339,11 @@ class TreeStore:
         for i in range(N):
             paths = held = None
             if pre is not None:
+                # sliced per row: a call's paths made at once would live long enough
+                # to set off the garbage collector's full passes
+                e = ends[i * M:i * M + M + 1]
                 paths = [None if c and not c.isdisjoint(p) else p
-                         for p, c in zip(pre[i * M:i * M + M], changed)]
+                         for p, c in zip((pre[a:b] for a, b in zip(e, e[1:])), changed)]
                 held = [p is not None and h for p, h in zip(paths, inside[i * M:i * M + M])]
             o, w = [0] * M, [-1] * M
             self._extend_point(X[i], point_stats[i], rng, o, w, split_pure, paths, held)
