@@ -342,9 +342,16 @@ class TreeStore:
                 # sliced per row: a call's paths made at once would live long enough
                 # to set off the garbage collector's full passes
                 e = ends[i * M:i * M + M + 1]
-                paths = [None if c and not c.isdisjoint(p) else p
-                         for p, c in zip((pre[a:b] for a, b in zip(e, e[1:])), changed)]
-                held = [p is not None and h for p, h in zip(paths, inside[i * M:i * M + M])]
+                paths = [pre[a:b] for a, b in zip(e, e[1:])]
+                held = inside[i * M:i * M + M]
+                for m, c in enumerate(changed):
+                    p = paths[m]
+                    if c and not c.isdisjoint(p):  # walk again below the first change
+                        k = next(k for k, j in enumerate(p) if j in c)
+                        top = p[k - 1] if k else int(self.roots[m])
+                        paths[m] = p[:max(k - 1, 0)] + self.walk_point(X[i].tolist(),
+                                                                       starts=[top])[0]
+                        held[m] = False
             o, w = [0] * M, [-1] * M
             self._extend_point(X[i], point_stats[i], rng, o, w, split_pure, paths, held)
             ops[i], where[i] = o, w
@@ -471,8 +478,12 @@ class TreeStore:
             f = L
             for i in range(k, L):
                 j = path[i]
-                if other is not None and not any(stats[j * K + c] for c in other):
-                    continue  # a pure node stays whole
+                if other is not None:
+                    for c in other:
+                        if stats[j * K + c]:
+                            break
+                    else:
+                        continue  # a pure node stays whole
                 g, r = gaps[i - k]
                 birth = stime[path[i - 1]] if i else 0.0
                 wait = exponential()
@@ -553,7 +564,7 @@ class TreeStore:
             draws = self._buffers = _Draws(rng)
         return draws.exponential, draws.uniform
 
-    def walk_point(self, xs, trees=None) -> list:
+    def walk_point(self, xs, trees=None, starts=None) -> list:
         """Return the path of one point down each tree, walked in Python numbers.
 
         Parameters
@@ -562,6 +573,9 @@ class TreeStore:
             The point's D coordinates.
         trees : list of int, optional
             Only these trees, in this order (default: all).
+        starts : list of int, optional
+            Walk from these nodes instead of the trees' roots (the paths then start
+            there).
 
         Returns
         -------
@@ -573,7 +587,9 @@ class TreeStore:
         left, right, sdim, sloc = v["left"], v["right"], v["split_dim"], v["split_loc"]
         roots = self.roots.tolist()
         paths = []
-        for j in (roots if trees is None else [roots[m] for m in trees]):
+        if starts is None:
+            starts = roots if trees is None else [roots[m] for m in trees]
+        for j in starts:
             path = []
             step = path.append
             while j >= 0:
