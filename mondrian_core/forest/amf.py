@@ -318,11 +318,11 @@ class _AMFBase(BaseEstimator):
             pred = self._node_prediction(self.trees_.stats[node.reshape(-1)])
             out = np.einsum("rl,rlk->rk", coef, pred.reshape(*node.shape, -1))
             return out.reshape(N, M, -1).mean(axis=1)
-        out = np.empty((N, self._n_outputs()))
-        for i, x in enumerate(X):
+        stats, out = self.trees_.stats, []
+        for x in X:
             nodes, coef = self._point_coefficients(x)
-            out[i] = coef @ self._node_prediction(np.take(self.trees_.stats, nodes, axis=0))
-        return out / M
+            out.append(coef @ self._node_prediction(np.take(stats, nodes, axis=0)))
+        return np.array(out) / M
 
     def _point_coefficients(self, x):
         """The nodes of one point's paths (all trees) and the mixture's weight on each
@@ -336,16 +336,18 @@ class _AMFBase(BaseEstimator):
         exp = math.exp
         xs = x.tolist()
         paths, coef = [], []
+        weigh = coef.append
         for j in store.roots.tolist():
             path, keep = [], 1.0
+            step = path.append
             while True:
-                path.append(j)
+                step(j)
                 child = left[j]
                 if child < 0:
-                    coef.append(keep)
+                    weigh(keep)
                     break
                 a = 0.5 * exp(lw[j] - lwt[j])  # w / 2 w-bar <= 1
-                coef.append(keep * a)
+                weigh(keep * a)
                 keep *= 1.0 - a
                 j = child if xs[sdim[j]] <= sloc[j] else right[j]
             paths.append(path)
