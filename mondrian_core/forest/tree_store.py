@@ -229,9 +229,9 @@ class TreeStore:
         all points seen (projectivity); for one point this is the conditional Mondrian
         ``MTx`` of Lakshminarayanan's slides. Then every row's statistics and box are
         added to the nodes above its cell. Calls of at most ``SEQUENTIAL_UPDATES``
-        (points x trees) insert the points one by one (:meth:`_extend_point`, the same
-        law, faster for a few points). An empty tree starts from a leaf holding the
-        first row.
+        (points x trees), and every call with ``split_pure=False``, insert the points one
+        by one (:meth:`_extend_points`, the same law, faster for a few points). An empty
+        tree starts from a leaf holding the first row.
 
         Parameters
         ----------
