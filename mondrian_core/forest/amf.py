@@ -172,7 +172,7 @@ class _AMFBase(BaseEstimator):
         self._grow_weights(n)
         lw = self._log_weight
         if n > n0 and n0:  # each new split holds the points of the old node below it
-            split = np.arange(n0, n0 + (n - n0) // 2)
+            split = np.arange(n0, n0 + (n - n0) // 2)  # the store numbers them first
             lc = store.left[split]
             lw[split] = lw[np.where(lc < n0, lc, store.right[split])]
         v = np.fromiter(itertools.chain.from_iterable(paths), np.int64)
