@@ -30,7 +30,7 @@ from sklearn.datasets import load_breast_cancer, make_moons
 from mondrian_core import AMFClassifier, AMFRegressor
 from mondrian_core.datasets.synthetic import donoho_johnstone
 
-REPEATS = 3
+REPEATS = 5
 
 
 def scaled(X):

@@ -21,7 +21,7 @@ import pytest
 from scipy import stats
 
 import mondrian_core as mc
-from mondrian_core.forest import amf
+from mondrian_core.forest import amf, tree_store
 
 
 def leaf_path(model, tree, x):
@@ -268,3 +268,32 @@ def test_batches_and_single_points_give_the_same_weights_on_the_same_trees():
 def test_bad_input_says_what_to_change(call, match):
     with pytest.raises(mc.InputError, match=match):
         call()
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_fast_paths_grow_the_same_forest_as_the_plain_walks(name, monkeypatch):
+    """The shortcuts change no draw: a partial_fit after a prediction at the same point
+    reuses the prediction's walk, and rows inserted one by one take their paths from
+    one walk of the whole call (walking a tree again where an earlier row split it);
+    both give the forest, weights included, of plain walks with the same seed."""
+    kind = "regressor" if name == "regressor" else "classifier"
+    X, y = stream(kind, 120, np.random.default_rng(8))
+    kw = {"classes": [0, 1]} if kind == "classifier" else {}
+
+    def grow(reuse):
+        model = MODELS[name]()
+        model.partial_fit(X[:5], y[:5], **kw)
+        model.partial_fit(X[5:60], y[5:60])  # 55 rows one by one: one walk first
+        for i in range(60, 120):
+            if reuse:
+                model.predict(X[i:i + 1])
+            model.partial_fit(X[i:i + 1], y[i:i + 1])
+        return model
+
+    fast = grow(True)
+    monkeypatch.setattr(tree_store, "_PREWALK_ROWS", 10**9)
+    plain = grow(False)
+    for f in ("left", "right", "split_dim", "split_loc", "split_time", "lower", "upper",
+              "stats"):
+        np.testing.assert_array_equal(getattr(fast.trees_, f), getattr(plain.trees_, f))
+    np.testing.assert_array_equal(fast.log_weight_tree_, plain.log_weight_tree_)

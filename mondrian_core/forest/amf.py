@@ -52,6 +52,7 @@ Forests", NIPS.
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -68,13 +69,24 @@ from mondrian_core._validation import (
     check_target,
 )
 from mondrian_core.errors import InputError
-from mondrian_core.forest.estimators import MAX_ESTIMATORS, MAX_ONLINE_UPDATES
+from mondrian_core.forest.estimators import (
+    MAX_ESTIMATORS,
+    MAX_ONLINE_UPDATES,
+    MondrianForestClassifier,
+)
 from mondrian_core.forest.tree_store import TreeStore
 
 _LOG2 = math.log(2.0)
-#: Calls with at most this many (points x trees) walk the trees in Python (see
-#: ``_AMFBase._paths_scalar``).
+#: Calls with at most this many (points x trees) walk the trees in Python and learn
+#: their points one at a time (see ``_AMFBase._learn_point``); larger ones walk all
+#: (point, tree) pairs a level at a time and charge all points at once.
 _SCALAR_WALKS = 64
+
+
+def _padded(paths: list) -> np.ndarray:
+    """Paths (lists of node ids) as the rows of an int matrix padded with -1."""
+    width = max(map(len, paths))
+    return np.array([p + [-1] * (width - len(p)) for p in paths], dtype=np.int64)
 
 
 class _AMFBase(BaseEstimator):
@@ -94,16 +106,40 @@ class _AMFBase(BaseEstimator):
         self._rng = check_random_state(self.random_state)
         self.trees_ = TreeStore(self.n_estimators, D, math.inf, self._n_stats())
         self.n_features_in_ = D
-        self.log_weight_ = np.zeros(0)
-        self.log_weight_tree_ = np.zeros(0)
+        self._log_weight = np.zeros(0)
+        self._log_weight_tree = np.zeros(0)
         self.n_seen_ = 0
+        self._memo = None
+
+    # log w and log w-bar per node are kept with spare capacity (doubled when full) so
+    # that a point's new nodes cost O(1), and read as views of the filled part
+    @property
+    def log_weight_(self) -> np.ndarray:
+        """``log w_v`` per node, shape (n_nodes,).
+
+        Minus the step times the losses charged to the node (see
+        :mod:`mondrian_core.forest.amf`).
+        """
+        return self._log_weight[:self.trees_.n_nodes]
+
+    @property
+    def log_weight_tree_(self) -> np.ndarray:
+        """``log w̄_v`` per node, shape (n_nodes,).
+
+        The weight of the prunings of the subtree below the node (see
+        :mod:`mondrian_core.forest.amf`).
+        """
+        return self._log_weight_tree[:self.trees_.n_nodes]
 
     def _grow_weights(self, n):
-        """Extend the weight arrays to ``n`` nodes (new nodes: weight 1, log 0)."""
-        old = self.log_weight_.size
+        """Make room for ``n`` nodes (new nodes: weight 1, log 0)."""
+        old = self._log_weight.size
         if n > old:
-            self.log_weight_ = np.concatenate([self.log_weight_, np.zeros(n - old)])
-            self.log_weight_tree_ = np.concatenate([self.log_weight_tree_, np.zeros(n - old)])
+            size = max(n, 2 * old, 64)
+            for name in ("_log_weight", "_log_weight_tree"):
+                grown = np.zeros(size)
+                grown[:old] = getattr(self, name)
+                setattr(self, name, grown)
 
     # ------------------------------------------------------------ learning
     def _learn(self, X, y_code):
@@ -113,9 +149,62 @@ class _AMFBase(BaseEstimator):
                 f"Adding {N:,} points to {M:,} trees in one call is {N * M:,} online updates "
                 f"(limit {MAX_ONLINE_UPDATES:,} per call); pass fewer points per partial_fit "
                 "or use fewer trees.")
+        ps = self._point_stats(y_code)
+        if N * M <= _SCALAR_WALKS:
+            for i in range(N):
+                self._learn_point(X[i], ps[i], y_code[i:i + 1])
+        else:
+            self._learn_batch(X, ps, y_code)
+        self.n_seen_ += N
+        self._memo = None
+
+    def _learn_point(self, x, ps, y_code):
+        """Learn one point: walk each tree once (or take the walk of the prediction just
+        made at ``x``), insert the point, and charge the nodes of its new paths."""
         store = self.trees_
         n0 = store.n_nodes
-        ps = self._point_stats(y_code)
+        memo, self._memo = self._memo, None
+        walked = memo[1] if memo is not None and memo[0] == x.tobytes() else None
+        M = self.n_estimators
+        paths = store._extend_point(x, ps, self._rng, [0] * M, [-1] * M,
+                                    getattr(self, "split_pure", True), walked)
+        n = store.n_nodes
+        self._grow_weights(n)
+        lw = self._log_weight
+        if n > n0 and n0:  # each new split holds the points of the old node below it
+            split = np.arange(n0, n0 + (n - n0) // 2)  # the store numbers them first
+            lc = store.left[split]
+            lw[split] = lw[np.where(lc < n0, lc, store.right[split])]
+        v = np.fromiter(itertools.chain.from_iterable(paths), np.int64)
+        loss, charged = self._node_loss(store.stats[v] - ps, y_code[0])
+        lw[v[charged]] -= self.step * loss[charged]  # one point's paths: distinct nodes
+        self._subtree_weights_up(paths)
+
+    def _subtree_weights_up(self, paths):
+        """``w̄`` up disjoint paths (one point's, one per tree), from the leaf:
+        ``w̄_v = log(w_v / 2 + w̄_sibling w̄_child / 2)``; the siblings off the paths
+        keep theirs. Python numbers: a few operations per node, where a round of array
+        calls per depth level costs more."""
+        v = self.trees_.views()
+        left, right = v["left"], v["right"]
+        lw, lwt = memoryview(self._log_weight), memoryview(self._log_weight_tree)
+        log1p, exp, log2 = math.log1p, math.exp, _LOG2
+        for path in paths:
+            child = path[-1]
+            cur = lwt[child] = lw[child]
+            for j in path[-2::-1]:
+                a = lw[j]
+                b = lwt[left[j] + right[j] - child] + cur
+                cur = (a + log1p(exp(b - a)) if a > b else b + log1p(exp(a - b))) - log2
+                lwt[j] = cur
+                child = j
+
+    def _learn_batch(self, X, ps, y_code):
+        """Learn a batch: the store inserts it, then every point's charges are read
+        from the final trees at once."""
+        N, M = X.shape[0], self.n_estimators
+        store = self.trees_
+        n0 = store.n_nodes
         # rows repeating an earlier row of the call never split (they fall inside its
         # leaf's box): inserted with it, so the batch growth sees distinct points only
         Xi, psi = X, ps
@@ -130,9 +219,7 @@ class _AMFBase(BaseEstimator):
         store.extend(Xi, psi, self._rng, split_pure=getattr(self, "split_pure", True))
         self._grow_weights(store.n_nodes)
         self._inherit(n0)
-        self._charge(X, ps, y_code)
-        self.n_seen_ += N
-        self._memo = None
+        self._charge(ps, y_code, self._paths(X))
 
     def _inherit(self, n0):
         """New inner nodes above an old node take its log-weight: they hold the same old
@@ -142,14 +229,14 @@ class _AMFBase(BaseEstimator):
         if n == n0 or n0 == 0:
             return
         left, right = store.left, store.right
+        lw = self._log_weight
+        new = np.arange(n0, n)
         # src: the old node whose points a node holds (itself if old), -2 if it holds
         # new points only, -1 while unknown; resolved from the new leaves up
         src = np.full(n, -1, dtype=np.int64)
         src[:n0] = np.arange(n0)
-        new = np.arange(n0, n)
         src[new[left[new] < 0]] = -2
         need = new[left[new] >= 0]
-        lw = self.log_weight_
         while need.size:
             lc, rc = left[need], right[need]
             ready = (src[lc] != -1) & (src[rc] != -1)
@@ -164,77 +251,33 @@ class _AMFBase(BaseEstimator):
         int matrix padded with -1 (column = depth)."""
         store = self.trees_
         M, N = self.n_estimators, X.shape[0]
-        if N * M <= _SCALAR_WALKS:
-            return self._paths_scalar(X)
-        left, right = store.left, store.right
-        sdim, sloc = store.split_dim, store.split_loc
-        entry = np.arange(N * M)
-        point = entry // M
-        node = np.tile(store.roots, N)
-        columns = []
-        while entry.size:
-            col = np.full(N * M, -1, dtype=np.int64)
-            col[entry] = node
-            columns.append(col)
-            inner = left[node] >= 0
-            entry, point, node = entry[inner], point[inner], node[inner]
-            go_left = X[point, sdim[node]] <= sloc[node]
-            node = np.where(go_left, left[node], right[node])
-        return np.column_stack(columns)
+        if N * M <= _SCALAR_WALKS:  # a walk of Python numbers beats array calls per level
+            return _padded([p for x in X.tolist() for p in store.walk_point(x)])
+        return store.path_matrix(X)
 
-    def _paths_scalar(self, X):
-        """:meth:`_paths` by Python walks over memoryviews: for a few (point, tree) pairs
-        a walk of Python numbers beats one round of array calls per level."""
-        d = self.trees_._data
-        left, right, sdim, sloc = (memoryview(d[f]) for f in (
-            "left", "right", "split_dim", "split_loc"))
-        paths = []
-        for x in X.tolist():
-            for j in self.trees_.roots.tolist():
-                path = [j]
-                while left[j] >= 0:
-                    j = left[j] if x[sdim[j]] <= sloc[j] else right[j]
-                    path.append(j)
-                paths.append(path)
-        width = max(map(len, paths))
-        out = np.full((len(paths), width), -1, dtype=np.int64)
-        for r, path in enumerate(paths):
-            out[r, :len(path)] = path
-        return out
-
-    def _charge(self, X, ps, y_code):
-        """Add each point's losses to the log-weights of its path's nodes, then update
-        the subtree weights ``w̄`` bottom-up."""
+    def _charge(self, ps, y_code, P):
+        """Add each point's losses to the log-weights of its path's nodes (``P``, as
+        :meth:`_paths` gives them), then update the subtree weights ``w̄`` bottom-up."""
         store = self.trees_
-        M, N = self.n_estimators, X.shape[0]
-        P = self._paths(X)
+        M = self.n_estimators
         row, col = np.nonzero(P >= 0)
         v = P[row, col]
-        i = row // M
         stats = store.stats
-        if N == 1:
-            before = stats[v] - ps[0]
-        else:
-            # a node's statistics before point i: its final ones minus those of the
-            # call's points from i on that passed it
-            order = np.lexsort((-i, v))
-            vs = v[order]
-            contrib = np.cumsum(ps[i[order]], axis=0)
-            start = np.flatnonzero(np.r_[True, vs[1:] != vs[:-1]])
-            group = np.repeat(start, np.diff(np.r_[start, vs.size]))
-            offset = np.where((group > 0)[:, None], contrib[np.maximum(group - 1, 0)], 0.0)
-            suffix = contrib - offset  # this point's and the later ones' in the node
-            before = np.empty_like(suffix)
-            before[order] = stats[vs] - suffix
+        i = row // M
+        # a node's statistics before point i: its final ones minus those of the call's
+        # points from i on that passed it
+        order = np.lexsort((-i, v))
+        vs = v[order]
+        contrib = np.cumsum(ps[i[order]], axis=0)
+        start = np.flatnonzero(np.r_[True, vs[1:] != vs[:-1]])
+        group = np.repeat(start, np.diff(np.r_[start, vs.size]))
+        offset = np.where((group > 0)[:, None], contrib[np.maximum(group - 1, 0)], 0.0)
+        suffix = contrib - offset  # this point's and the later ones' in the node
+        before = np.empty_like(suffix)
+        before[order] = stats[vs] - suffix
         loss, charged = self._node_loss(before, y_code[i])
         lw = self.log_weight_
-        if N == 1:  # nodes of one point's paths are distinct
-            lw[v[charged]] -= self.step * loss[charged]
-        else:
-            np.add.at(lw, v[charged], -self.step * loss[charged])
-        if N == 1:
-            self._subtree_weights_of_paths(P)
-            return
+        np.add.at(lw, v[charged], -self.step * loss[charged])
         # w̄ bottom-up over the nodes the call's paths touched, one depth at a time
         lwt = self.log_weight_tree_
         left, right = store.left, store.right
@@ -248,30 +291,6 @@ class _AMFBase(BaseEstimator):
                 ni = nodes[inner]
                 value[inner] = np.logaddexp(value[inner], lwt[lc[inner]] + lwt[right[ni]]) - _LOG2
             lwt[nodes] = value
-
-    def _subtree_weights_of_paths(self, P):
-        """w̄ up disjoint paths (one point's, one per tree): the siblings off the paths
-        keep theirs, so every read is gathered at once and only the recursion
-        ``w̄_v = log(w_v / 2 + w̄_sibling w̄_child / 2)`` goes column by column."""
-        store = self.trees_
-        valid = P >= 0
-        node = np.where(valid, P, 0)
-        LW = self.log_weight_[node]
-        lwt = self.log_weight_tree_
-        leaf = (store.left[node] < 0) | ~valid
-        # the child on the path is the next column's node; left + right - it: the other
-        child = np.zeros_like(node)
-        child[:, :-1] = node[:, 1:]
-        sibling = np.where(leaf, 0, store.left[node] + store.right[node] - child)
-        SIB = np.where(leaf, 0.0, lwt[sibling])
-        out = np.empty_like(LW)
-        cur = LW[:, -1]
-        out[:, -1] = cur
-        for k in range(P.shape[1] - 2, -1, -1):
-            cur = np.where(leaf[:, k], LW[:, k],
-                           np.logaddexp(LW[:, k], SIB[:, k] + cur) - _LOG2)
-            out[:, k] = cur
-        lwt[P[valid]] = out[valid]
 
     # ------------------------------------------------------------ prediction
     def _path_coefficients(self, X):
@@ -290,13 +309,52 @@ class _AMFBase(BaseEstimator):
         np.cumprod(1.0 - a[:, :-1], axis=1, out=keep[:, 1:])
         return node, keep * a
 
-    def _mixture(self, X):
-        """The trees' aggregated predictions, (n_estimators, N, n_outputs)."""
+    def _average(self, X):
+        """The forest's prediction: the trees' aggregated predictions averaged,
+        (N, n_outputs)."""
         M, N = self.n_estimators, X.shape[0]
-        node, coef = self._path_coefficients(X)
-        pred = self._node_prediction(self.trees_.stats[node.reshape(-1)])
-        out = np.einsum("rl,rlk->rk", coef, pred.reshape(*node.shape, -1))
-        return out.reshape(N, M, -1).transpose(1, 0, 2)
+        if N * M > _SCALAR_WALKS:
+            node, coef = self._path_coefficients(X)
+            pred = self._node_prediction(self.trees_.stats[node.reshape(-1)])
+            out = np.einsum("rl,rlk->rk", coef, pred.reshape(*node.shape, -1))
+            return out.reshape(N, M, -1).mean(axis=1)
+        stats, out = self.trees_.stats, []
+        for x in X:
+            nodes, coef = self._point_coefficients(x)
+            out.append(coef @ self._node_prediction(np.take(stats, nodes, axis=0)))
+        return np.array(out) / M
+
+    def _point_coefficients(self, x):
+        """The nodes of one point's paths (all trees) and the mixture's weight on each
+        (:meth:`_path_coefficients`), from walks in Python numbers that take the
+        coefficients on the way down. The walk is kept for a ``partial_fit`` on the same
+        point (what test-then-train does next)."""
+        store = self.trees_
+        v = store.views()
+        left, right, sdim, sloc = v["left"], v["right"], v["split_dim"], v["split_loc"]
+        lw, lwt = memoryview(self._log_weight), memoryview(self._log_weight_tree)
+        exp = math.exp
+        xs = x.tolist()
+        paths, coef = [], []
+        weigh = coef.append
+        for j in store.roots.tolist():
+            path, keep = [], 1.0
+            step = path.append
+            while True:
+                step(j)
+                child = left[j]
+                if child < 0:
+                    weigh(keep)
+                    break
+                a = 0.5 * exp(lw[j] - lwt[j])  # w / 2 w-bar <= 1
+                weigh(keep * a)
+                keep *= 1.0 - a
+                j = child if xs[sdim[j]] <= sloc[j] else right[j]
+            paths.append(path)
+        self._memo = (x.tobytes(), paths)
+        L = len(coef)
+        return (np.fromiter(itertools.chain.from_iterable(paths), np.int64, L),
+                np.fromiter(coef, float, L))
 
     # ------------------------------------------------------------ inspection
     def tree_weights(self, tree: int = 0) -> dict:
@@ -472,17 +530,31 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
     def _node_loss(self, before, y_code):
         n = before.sum(axis=1)
         K, a = before.shape[1], self.dirichlet
-        p = (before[np.arange(y_code.size), y_code] + a) / (n + a * K)
-        return -np.log(p), n > 0
+        # one label for all rows (one point's nodes), or a label per row
+        count = before[:, y_code] if np.ndim(y_code) == 0 else before[np.arange(y_code.size),
+                                                                       y_code]
+        return -np.log((count + a) / (n + a * K)), n > 0
 
     def _encode(self, y):
-        idx = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)
-        if not np.all(self.classes_[idx] == y):
-            unknown = np.setdiff1d(y, self.classes_)
-            raise InputError(f"labels {unknown[:5].tolist()} are not among classes "
-                             f"{self.classes_.tolist()}; pass all classes to the first "
-                             "partial_fit.")
-        return idx
+        if y.size == 1:  # one label: a dict lookup, where searchsorted costs microseconds
+            codes = self.__dict__.get("_codes")
+            if codes is None or codes[0] is not self.classes_:
+                codes = self._codes = (self.classes_, {c: i for i, c in enumerate(
+                    self.classes_.tolist())})
+            code = codes[1].get(y.tolist()[0])
+            if code is not None:
+                return np.array([code])
+        return MondrianForestClassifier._encode(self, y)
+
+    def _partial_fit_classes(self, classes, fitted):
+        """:func:`check_partial_fit_classes`, answered at once for the fitted classes
+        passed again as the same kind of array (what a stream fed one point per call
+        does): they are sorted and distinct, so the full check would return them."""
+        known = self.classes_ if fitted else None
+        if (fitted and type(classes) is np.ndarray and classes.dtype == known.dtype
+                and classes.shape == known.shape and (classes == known).all()):
+            return known
+        return check_partial_fit_classes(classes, known)
 
     def fit(self, X, y):
         """Learn ``(X, y)`` as a stream, in row order, from scratch.
@@ -537,7 +609,7 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         """
         self._check_params()
         fitted = hasattr(self, "trees_")
-        given = check_partial_fit_classes(classes, self.classes_ if fitted else None)
+        given = self._partial_fit_classes(classes, fitted)
         X = check_points(X, estimator=self, reset=not fitted)
         y = check_target(y, X, classifier=True, estimator=self, classes=given)
         if not fitted:
@@ -559,9 +631,10 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         ndarray of shape (n, n_classes)
             Probabilities, columns in ``classes_`` order; rows sum to one.
         """
-        check_is_fitted(self, "trees_")
+        if "trees_" not in self.__dict__:  # scikit-learn's check costs microseconds
+            check_is_fitted(self, "trees_")
         X = check_points(X, estimator=self, reset=False)
-        return self._mixture(X).mean(axis=0)
+        return self._average(X)
 
     def predict(self, X):
         """Return the most probable class of each point.
@@ -576,8 +649,8 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         ndarray of shape (n,)
             Labels from ``classes_``.
         """
-        check_is_fitted(self, "trees_")
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first: it checks that the forest is fitted
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class AMFRegressor(RegressorMixin, _AMFBase):
@@ -743,6 +816,7 @@ class AMFRegressor(RegressorMixin, _AMFBase):
         ndarray of shape (n,)
             Predictions.
         """
-        check_is_fitted(self, "trees_")
+        if "trees_" not in self.__dict__:  # scikit-learn's check costs microseconds
+            check_is_fitted(self, "trees_")
         X = check_points(X, estimator=self, reset=False)
-        return self._mixture(X).mean(axis=0)[:, 0]
+        return self._average(X)[:, 0]

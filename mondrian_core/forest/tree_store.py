@@ -33,6 +33,9 @@ OPERATION_NAMES = {
 #: by one is faster up to about 50 points per call (7,400 against 5,300 points/s at 30
 #: points, even at 50).
 SEQUENTIAL_UPDATES = 500
+#: Calls inserting at least this many rows one by one walk their paths all at once
+#: first (``TreeStore._extend_points``).
+_PREWALK_ROWS = 8
 
 _INT_FIELDS = ("tree", "parent", "left", "right", "split_dim")
 _FLOAT_FIELDS = ("split_time", "split_loc")
@@ -226,9 +229,9 @@ class TreeStore:
         all points seen (projectivity); for one point this is the conditional Mondrian
         ``MTx`` of Lakshminarayanan's slides. Then every row's statistics and box are
         added to the nodes above its cell. Calls of at most ``SEQUENTIAL_UPDATES``
-        (points x trees) insert the points one by one (:meth:`_extend_point`, the same
-        law, faster for a few points). An empty tree starts from a leaf holding the
-        first row.
+        (points x trees), and every call with ``split_pure=False``, insert the points one
+        by one (:meth:`_extend_points`, the same law, faster for a few points). An empty
+        tree starts from a leaf holding the first row.
 
         Parameters
         ----------
@@ -267,8 +270,7 @@ class TreeStore:
         self._frozen = None
         self._depth = None
         if N * M <= SEQUENTIAL_UPDATES or not split_pure:  # one at a time beats the batch's array calls
-            for i in range(N):
-                self._extend_point(X[i], point_stats[i], rng, ops[i], where[i], split_pure)
+            self._extend_points(X, point_stats, rng, ops, where, split_pure)
             return ops, where
         entries = np.arange(M * N)
         empty = self._start_empty_trees(X[0], point_stats[0])  # the first row starts them
@@ -312,123 +314,312 @@ class TreeStore:
                 split_loc=np.nan, lower=x, upper=x, stats=point_stats)
         return empty
 
-    def _extend_point(self, x, point_stats, rng, ops, where, split_pure=True):
+    def _extend_points(self, X, point_stats, rng, ops, where, split_pure):
+        """Insert the rows of X one by one (:meth:`_extend_point`), writing ``ops`` and
+        ``where``.
+
+        A point's path depends only on the splits, so the paths of all rows are walked
+        at once, level by level, on the trees as they are (:meth:`path_matrix`); a row
+        then walks a tree again in Python only if an earlier row of the call inserted a
+        split above a node of its path there (else its path is unchanged).
+        """
+        N, M = X.shape[0], self.n_trees
+        pre = inside = None
+        if N >= _PREWALK_ROWS and self.roots.min() >= 0:
+            P = self.path_matrix(X)
+            lengths = (P >= 0).sum(axis=1)
+            pre = P[P >= 0].tolist()  # row by row; row r's path at ends[r - 1]:ends[r]
+            ends = [0] + np.cumsum(lengths).tolist()
+            # inside its leaf's box now, a row stays inside (boxes only grow) while the
+            # leaf stays a leaf (else the tree is walked again)
+            leaf = P[np.arange(N * M), lengths - 1]
+            x = np.repeat(X, M, axis=0)
+            inside = ((self.lower[leaf] <= x) & (x <= self.upper[leaf])).all(axis=1).tolist()
+        changed = [set() for _ in range(M)]  # old nodes with a split inserted above
+        for i in range(N):
+            paths = held = None
+            if pre is not None:
+                # sliced per row: a call's paths made at once would live long enough
+                # to set off the garbage collector's full passes
+                e = ends[i * M:i * M + M + 1]
+                paths = [pre[a:b] for a, b in zip(e, e[1:])]
+                held = inside[i * M:i * M + M]
+                for m, c in enumerate(changed):
+                    p = paths[m]
+                    if c and not c.isdisjoint(p):  # walk again below the first change
+                        k = next(k for k, j in enumerate(p) if j in c)
+                        top = p[k - 1] if k else int(self.roots[m])
+                        paths[m] = p[:max(k - 1, 0)] + self.walk_point(X[i].tolist(),
+                                                                       starts=[top])[0]
+                        held[m] = False
+            o, w = [0] * M, [-1] * M
+            self._extend_point(X[i], point_stats[i], rng, o, w, split_pure, paths, held)
+            ops[i], where[i] = o, w
+            for m in range(M):
+                if o[m] >= INSERT_ABOVE:
+                    changed[m].add(w[m])
+
+    def path_matrix(self, X) -> np.ndarray:
+        """Return the root-to-leaf path of every (row of X, tree) as an int matrix.
+
+        The pairs are walked a level at a time, all at once.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The points.
+
+        Returns
+        -------
+        ndarray of int64, shape (N * n_trees, depth + 1)
+            Row ``point * n_trees + tree`` holds the path's nodes, root first (column =
+            depth), padded with -1.
+        """
+        X = np.asarray(X, dtype=float)
+        N, M = X.shape[0], self.n_trees
+        left, right = self.left, self.right
+        sdim, sloc = self.split_dim, self.split_loc
+        entry = np.arange(N * M)
+        point = entry // M
+        node = np.tile(self.roots, N)
+        columns = []
+        while entry.size:
+            col = np.full(N * M, -1, dtype=np.int64)
+            col[entry] = node
+            columns.append(col)
+            inner = left[node] >= 0
+            entry, point, node = entry[inner], point[inner], node[inner]
+            go_left = X[point, sdim[node]] <= sloc[node]
+            node = np.where(go_left, left[node], right[node])
+        return np.column_stack(columns)
+
+    def _extend_point(self, x, point_stats, rng, ops, where, split_pure=True, paths=None,
+                      inside=None):
         """Insert one point into every tree (the conditional Mondrian ``MTx``); write
         the (operation, node) of each tree into ``ops`` and ``where`` (rows of
-        :meth:`extend`'s results, NO_CHANGE and -1 on entry).
+        :meth:`extend`'s results, NO_CHANGE and -1 on entry); return the point's path in
+        each tree after the insertion (a list of node ids per tree, root first).
 
         Boxes only grow, so the point's path down a tree is fixed by the splits: each
-        path is walked first (Python scalars: a few steps per tree), then every node on
-        every path draws its exponential clock at once, at rate the point's distance
-        beyond the node's box. A tree's first node whose clock rings before its split
-        time gets a split inserted above it (dimension proportional to the gap, location
-        uniform within it); the nodes above it grow their boxes and statistics. Drawing
-        the clocks of nodes below the first ring changes nothing (they are not used), so
-        this is the sequential walk of ``MTx`` in distribution.
+        path is walked first (Python scalars: a few steps per tree; ``paths``, from
+        :meth:`walk_point` on the same trees, skips the walk; ``inside[m]`` True: the point
+        is known to lie in the box of its leaf in tree ``m``). Boxes nest along a path,
+        so the point lies outside the boxes of a suffix of it (found from the leaf up);
+        only the nodes of that suffix have a clock (an exponential at rate the point's
+        distance beyond the box), read top-down. The first whose clock rings before its
+        split time gets a split inserted above it (dimension proportional to the gap,
+        location uniform within it); the nodes above it grow their boxes and statistics.
+        This is the sequential walk of ``MTx``, with Python numbers where the work per
+        node is a few operations (the draws come from :meth:`_draws`' buffers).
         """
-        started = self._start_empty_trees(x, point_stats)
-        where[started] = self.roots[started]
-        if started.size == self.n_trees:
-            return
+        M = self.n_trees
+        self._frozen = self._depth = None  # the arrays derived from the nodes change
+        started = ()
+        if min(self.roots.tolist()) < 0:
+            started = self._start_empty_trees(x, point_stats).tolist()
+            for m in started:
+                where[m] = int(self.roots[m])
+            if len(started) == M:
+                return [[j] for j in self.roots.tolist()]
         n = self._n
-        if n + 2 * self.n_trees > self._data["tree"].shape[0]:  # a split and a leaf per tree
-            self._allocate(max(2 * (n + 2 * self.n_trees), 16))
+        if n + 2 * M > self._data["tree"].shape[0]:  # a split and a leaf per tree
+            self._allocate(max(2 * (n + 2 * M), 16))
         d = self._data
-        path, starts, walked = self._paths(x.tolist(), where.tolist())
-        L = len(path)
-        nodes = np.fromiter(path, np.int64, L)
-        lo = np.take(d["lower"], nodes, axis=0)
-        up = np.take(d["upper"], nodes, axis=0)
-        split_time = np.take(d["split_time"], nodes)
-        # the point's distance beyond each node's box, per dimension (boxes hold
-        # points, so lower <= upper and at most one side is positive)
-        gaps = np.maximum(lo - x, x - up)
-        np.maximum(gaps, 0.0, out=gaps)
-        rate = gaps @ np.ones(self.n_features)  # faster than a sum over rows this short
-        birth = np.empty(L)
-        birth[1:] = split_time[:-1]
-        birth[starts] = 0.0
-        # the node's cut of the grown box comes E / rate after its birth: before its end?
-        wait = rng.standard_exponential(L)
-        with np.errstate(invalid="ignore"):  # rate 0 under an infinite lifetime: no ring
-            rings = wait < rate * (np.minimum(split_time, self.lifetime) - birth)
-        if not split_pure:  # nodes holding only the point's kind of statistics stay whole
-            rings &= np.take(d["stats"], nodes, axis=0)[:, point_stats == 0].any(axis=1)
-        # each tree's first ring (positions increase along a path); L where none
-        ends = starts[1:] + [L]
-        position = np.arange(L)
-        first = np.minimum.reduceat(np.where(rings, position, L), starts)
-        above = position < np.repeat(first, np.subtract(ends, starts))
-        d["stats"][nodes[above]] += point_stats
-        grows = np.flatnonzero(above & (rate > 0.0))  # boxes the point lies outside
-        if grows.size:
-            d["lower"][nodes[grows]] = np.minimum(lo[grows], x)
-            d["upper"][nodes[grows]] = np.maximum(up[grows], x)
-        at = first[first < L]
-        k = at.size
-        u = []
+        xs = x.tolist()
+        if paths is None:
+            paths = self.walk_point(xs)
+        elif None in paths:  # trees to walk again
+            again = [m for m, p in enumerate(paths) if p is None]
+            for m, p in zip(again, self.walk_point(xs, again)):
+                paths[m] = p
+        D, K = self.n_features, self.n_stats
+        v = self.views()
+        lower, upper, stats, stime = v["lower"], v["upper"], v["stats"], v["split_time"]
+        lifetime = self.lifetime
+        exponential, uniform = self._draws(rng)
+        ps = point_stats.tolist()
+        # with split_pure False a node rings only if it holds statistics the point has not
+        # (a classifier's node with points of another label)
+        other = None if split_pure else [c for c in range(K) if ps[c] == 0.0]
+        joins, splits = [], []  # nodes gaining the point; splits
+        for m, path in enumerate(paths):
+            if started and m in started:  # started by this point
+                continue
+            if inside is not None and inside[m]:  # inside every box of the path
+                joins.extend(path)
+                where[m] = path[-1]
+                continue
+            L = len(path)
+            k, gaps = L, []
+            o = path[-1] * D
+            outside = False  # inside the leaf's box, the point is inside all: no clock
+            for dd in range(D):
+                if not lower[o + dd] <= xs[dd] <= upper[o + dd]:
+                    outside = True
+                    break
+            while outside and k:  # the suffix of the path whose boxes the point is outside
+                j = path[k - 1]
+                g, r = [], 0.0
+                for dd in range(D):
+                    xd, lo = xs[dd], lower[j * D + dd]
+                    if xd < lo:
+                        v = lo - xd
+                    else:
+                        v = xd - upper[j * D + dd]
+                        if v < 0.0:
+                            v = 0.0
+                    g.append(v)
+                    r += v
+                if r == 0.0:
+                    break
+                gaps.append((g, r))
+                k -= 1
+            gaps.reverse()
+            f = L
+            for i in range(k, L):
+                j = path[i]
+                if other is not None:
+                    for c in other:
+                        if stats[j * K + c]:
+                            break
+                    else:
+                        continue  # a pure node stays whole
+                g, r = gaps[i - k]
+                birth = stime[path[i - 1]] if i else 0.0
+                wait = exponential()
+                if wait < r * (min(stime[j], lifetime) - birth):
+                    f = i
+                    splits.append((m, j, g, r, birth + wait / r))
+                    break
+            joins.extend(path[:f])
+            for j in path[k:f]:  # boxes the point lies outside grow to it
+                for dd in range(D):
+                    xd = xs[dd]
+                    if xd < lower[j * D + dd]:
+                        lower[j * D + dd] = xd
+                    elif xd > upper[j * D + dd]:
+                        upper[j * D + dd] = xd
+            if f == L:  # no ring: the point joins the leaf
+                where[m] = path[-1]
+                ops[m] = EXTEND if k < L else NO_CHANGE
+        if joins:  # a column at a time: flat 1-D indexing beats 2-D rows
+            flat = np.array(joins, dtype=np.int64) * K
+            for c in range(K):
+                if ps[c] != 0.0:
+                    d["stats"].reshape(-1)[flat + c] += ps[c]
+        k = len(splits)
         if k:
             # the new splits get ids n .. n+k-1 (the box and statistics of the node
             # they go above, grown by the point), their new leaves n+k .. n+2k-1 (the
             # point alone)
-            d["lower"][n:n + k] = np.minimum(lo[at], x)
-            d["upper"][n:n + k] = np.maximum(up[at], x)
-            d["stats"][n:n + k] = d["stats"][nodes[at]] + point_stats
-            d["lower"][n + k:n + 2 * k] = d["upper"][n + k:n + 2 * k] = x
-            d["stats"][n + k:n + 2 * k] = point_stats
+            for i, (_, j, *_) in enumerate(splits):
+                node, leaf = (n + i) * D, (n + k + i) * D
+                for dd in range(D):
+                    xd, lo, up = xs[dd], lower[j * D + dd], upper[j * D + dd]
+                    lower[node + dd] = xd if xd < lo else lo
+                    upper[node + dd] = xd if xd > up else up
+                    lower[leaf + dd] = upper[leaf + dd] = xd
+                node, leaf = (n + i) * K, (n + k + i) * K
+                for c in range(K):
+                    stats[node + c] = stats[j * K + c] + ps[c]
+                    stats[leaf + c] = ps[c]
             self._n = n + 2 * k
-            u = rng.random(2 * k).tolist()
-        for m, f, e in zip(walked, first.tolist(), ends):
-            if f == L:  # no ring: the point joins the leaf, growing boxes on the way
-                where[m] = path[e - 1]
-                # gaps only grow down a path (boxes nest): did the last node's box grow?
-                ops[m] = EXTEND if rate[e - 1] > 0.0 else NO_CHANGE
-        if k:
-            self._link_splits(x.tolist(), [walked[i] for i in np.flatnonzero(first < L)],
-                              [path[f] for f in at.tolist()], gaps[at].tolist(),
-                              rate[at].tolist(), up[at].tolist(), lo[at].tolist(),
-                              (birth[at] + wait[at] / rate[at]).tolist(), u, n, ops, where)
+            self._link_splits(xs, splits, n, uniform, ops, where)
+            for i, (m, j, *_) in enumerate(splits):
+                path = paths[m]
+                paths[m] = path[:path.index(j)] + [n + i, n + k + i]
+        for m in started:
+            paths[m] = [int(self.roots[m])]
+        return paths
 
-    def _paths(self, xs, new):
-        """Walk the point ``xs`` down every tree not started by it (``new[m] < 0``);
-        return the nodes of all paths, where each path starts, and its tree."""
-        d = self._data
-        # memoryviews: their items are Python numbers, read faster than NumPy's
-        left, right, sdim, sloc = (memoryview(d[f]) for f in (
-            "left", "right", "split_dim", "split_loc"))
-        path, starts, walked = [], [], []
-        step = path.append
-        for m, j in enumerate(self.roots.tolist()):
-            if new[m] >= 0:
-                continue  # started by this point
-            starts.append(len(path))
-            walked.append(m)
-            while True:
+    def views(self) -> dict:
+        """Return the node arrays as memoryviews, for reading a few nodes in Python.
+
+        Their items read and write as Python numbers, faster than NumPy's for a few at
+        a time. Cached until the arrays move (the store grows past its capacity).
+
+        Returns
+        -------
+        dict of str to memoryview
+            One per node field, over the whole capacity; ``lower``, ``upper`` and
+            ``stats`` flat, row-major (node ``j``'s column ``c`` at ``j * width + c``).
+        """
+        cache = self.__dict__.get("_views")
+        if cache is None or cache[0] is not self._data:
+            views = {f: memoryview(a) for f, a in self._data.items()}
+            for f in _ROW_FIELDS:
+                views[f] = views[f].cast("B").cast("d")
+            cache = self._views = (self._data, views)
+        return cache[1]
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_views", None)  # memoryviews do not pickle; rebuilt on demand
+        return state
+
+    def _draws(self, rng):
+        """Return the store's :class:`_Draws` from ``rng``."""
+        draws = self.__dict__.get("_buffers")
+        if draws is None or draws.rng is not rng:
+            draws = self._buffers = _Draws(rng)
+        return draws.exponential, draws.uniform
+
+    def walk_point(self, xs, trees=None, starts=None) -> list:
+        """Return the path of one point down each tree, walked in Python numbers.
+
+        Parameters
+        ----------
+        xs : list of float
+            The point's D coordinates.
+        trees : list of int, optional
+            Only these trees, in this order (default: all).
+        starts : list of int, optional
+            Walk from these nodes instead of the trees' roots (the paths then start
+            there).
+
+        Returns
+        -------
+        list of list of int
+            Each tree's path, node ids from the root to the leaf (empty for an empty
+            tree).
+        """
+        v = self.views()
+        left, right, sdim, sloc = v["left"], v["right"], v["split_dim"], v["split_loc"]
+        roots = self.roots.tolist()
+        paths = []
+        if starts is None:
+            starts = roots if trees is None else [roots[m] for m in trees]
+        for j in starts:
+            path = []
+            step = path.append
+            while j >= 0:
                 step(j)
                 child = left[j]
                 if child < 0:
                     break
                 j = child if xs[sdim[j]] <= sloc[j] else right[j]
-        return path, starts, walked
+            paths.append(path)
+        return paths
 
-    def _link_splits(self, xs, trees, js, gaps, rates, up, lo, times, u, n, ops, where):
-        """Link in the splits of one point: in tree ``trees[i]`` a split (node ``n + i``)
-        above node ``js[i]`` at ``times[i]``, its new leaf ``n + k + i`` holding the
-        point; dimension proportional to the gap, location uniform within it (the
-        uniforms ``u``: ``k`` for the dimensions, then ``k`` for the locations)."""
-        d = self._data
-        tree, parent, left, right, sdim, stime, sloc = (memoryview(d[f]) for f in (
+    def _link_splits(self, xs, splits, n, uniform, ops, where):
+        """Link in the splits of one point: for the ``i``-th ``(tree, j, gaps, rate,
+        time)`` of ``splits``, a split (node ``n + i``) above node ``j`` at ``time``,
+        its new leaf ``n + k + i`` holding the point; dimension proportional to the gap,
+        location uniform within it (``uniform()`` draws the uniforms)."""
+        v = self.views()
+        tree, parent, left, right, sdim, stime, sloc = (v[f] for f in (
             "tree", "parent", "left", "right", "split_dim", "split_time", "split_loc"))
-        k, D = len(js), self.n_features
-        for i, (m, j, g) in enumerate(zip(trees, js, gaps)):
-            target, acc = u[i] * rates[i], 0.0
+        lower, upper = v["lower"], v["upper"]
+        k, D = len(splits), self.n_features
+        for i, (m, j, g, rate, time) in enumerate(splits):
+            target, acc = uniform() * rate, 0.0
             for dd in range(D):
                 acc += g[dd]
                 if acc > target:
                     break
             else:  # rounding at the end of the sum: the last dimension with a gap
                 dd = max(c for c in range(D) if g[c] > 0.0)
-            below = lo[i][dd] > xs[dd]  # the point lies below the box in that dimension
+            below = xs[dd] < lower[j * D + dd]  # the point lies below j's box there
             node, leaf = n + i, n + k + i
             where[m] = j
             ops[m] = SPLIT_LEAF if left[j] < 0 else INSERT_ABOVE
@@ -438,10 +629,10 @@ class TreeStore:
             left[node], right[node] = (leaf, j) if below else (j, leaf)
             left[leaf] = right[leaf] = sdim[leaf] = -1
             sdim[node] = dd
-            stime[node], stime[leaf] = times[i], math.inf
+            stime[node], stime[leaf] = time, math.inf
             # uniform in the gap, from its lower end: [x, lower) or [upper, x), so that
             # even u = 0 leaves the point on its new leaf's side
-            sloc[node] = (xs[dd] if below else up[i][dd]) + g[dd] * u[k + i]
+            sloc[node] = (xs[dd] if below else upper[j * D + dd]) + g[dd] * uniform()
             sloc[leaf] = math.nan
             if p < 0:
                 self.roots[m] = node
@@ -487,6 +678,25 @@ class TreeStore:
         a["box"] = np.hstack([a["lower"], a["upper"]])
         self._frozen = a
         return a
+
+
+class _Draws:
+    """Standard exponentials and uniforms from ``rng``, drawn 256 at a time: a call of
+    NumPy's per number costs microseconds, a list's pop a few dozen nanoseconds (the
+    numbers are i.i.d. either way)."""
+
+    def __init__(self, rng):
+        self.rng, self._exps, self._unis = rng, [], []
+
+    def exponential(self) -> float:
+        if not self._exps:
+            self._exps = self.rng.standard_exponential(256).tolist()
+        return self._exps.pop()
+
+    def uniform(self) -> float:
+        if not self._unis:
+            self._unis = self.rng.random(256).tolist()
+        return self._unis.pop()
 
 
 class _StoreBuilder(Builder):
