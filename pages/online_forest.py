@@ -76,9 +76,9 @@ TOUR = Tour("online-forest", [
     Step("A batch extends the tree",
          f"After {D.TOUR_STEP} batches (at these settings, seed {D.SEED}) most new points "
          "land inside existing cells or only stretch a cell's range (grey and yellow "
-         "diamonds). Two branch off: one (blue) above "
-         "a whole group of cells, which draws the long thick red split, and one (red) from a "
-         "leaf, a short one. Every earlier split is still there: the tree is extended, never "
+         "diamonds). Three branch off: one (blue) above "
+         "a whole group of cells, which draws the long thick red split, and two (red) from "
+         "leaves, short ones. Every earlier split is still there: the tree is extended, never "
          "rebuilt.",
          {"step": D.TOUR_STEP}),
     Step("All the data",
