@@ -21,8 +21,9 @@ SEED = 0
 #: The batch shown first: mid-stream, so that the 1-D stream has seen only its left part.
 STEP = 5
 #: The batch of the tour's "a batch extends the tree" (and of its short-lifetime step): at
-#: the defaults one of its points branches off above a group of cells, so tree 1 shows a
-#: long new split (the tour's text and its claim test pin what this batch does).
+#: the defaults most of its points change nothing or stretch a range, one branches off
+#: above a group of cells and two from leaves (the tour's text and its claim test pin
+#: what this batch does).
 TOUR_STEP = 9
 #: Irrelevant uniform inputs added when the sidebar's distractor switch is on (the
 #: slides' "catch": splits ignore the labels); at most mondrian_core's MAX_DISTRACTORS.

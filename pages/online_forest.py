@@ -76,10 +76,9 @@ TOUR = Tour("online-forest", [
     Step("A batch extends the tree",
          f"After {D.TOUR_STEP} batches (at these settings, seed {D.SEED}) most new points "
          "land inside existing cells or only stretch a cell's range (grey and yellow "
-         "diamonds). Three branch off: one (blue) above "
-         "a whole group of cells, which draws the long thick red split, and two (red) from "
-         "leaves, short ones. Every earlier split is still there: the tree is extended, never "
-         "rebuilt.",
+         "diamonds). A few branch off, each drawing a new thick red split: above a whole "
+         "group of cells (blue) or from a leaf (red). Every earlier split is still there: "
+         "the tree is extended, never rebuilt.",
          {"step": D.TOUR_STEP}),
     Step("All the data",
          "After the last batch the tree holds every training point. By projectivity it has "
