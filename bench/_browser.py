@@ -24,8 +24,8 @@ from pathlib import Path
 from mondrian_core.figures.export import CHROMIUM, CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Where a served app's log goes (``tests/e2e/.*.log`` is ignored by git).
-LOG_DIR = ROOT / "tests" / "e2e"
+#: Where a served app's log goes (ignored by git), beside the helper that serves it.
+LOG_DIR = ROOT / "bench" / ".logs"
 
 
 def _free_port() -> int:
@@ -41,6 +41,7 @@ def serve_app(log_name: str = ".server.log"):
     Shared by the browser tests (``tests/e2e``) and the benchmarks: both drive the app
     as a student's browser would, against the same server settings."""
     port = _free_port()
+    LOG_DIR.mkdir(exist_ok=True)
     log = open(LOG_DIR / log_name, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",

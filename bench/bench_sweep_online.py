@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 from mondrian_core import laplace_gp, lifetime_path, lifetime_path_on_trees
-from mondrian_core.sweep import _first_detached_state, _rows_per_node
+from mondrian_core._sweep_online import first_detached_state, rows_per_node
 
 S2N, S2P, M_TREES, T = 0.01, 1.0, 50, 5.0
 
@@ -61,8 +61,8 @@ def run(n_old, n_new, kind, repeats, seed=0):
     err = np.max(np.abs(new.log_marginal_likelihood - ref.log_marginal_likelihood)
                  / np.abs(ref.log_marginal_likelihood))
     E = new.event_nodes.size
-    old_rows = _rows_per_node(new.trees, np.arange(new.y_train.size) < n_old)
-    first = _first_detached_state(new.trees, new.event_nodes, old_rows,
+    old_rows = rows_per_node(new.trees, np.arange(new.y_train.size) < n_old)
+    first = first_detached_state(new.trees, new.event_nodes, old_rows,
                                   new.trees.stop - new.trees.start - old_rows)
     print(f"N={n_old:>5,} + {n_new:>3} {kind:<6}  events {E:>5,}  "
           f"update {w_up:6.3f} s (cpu {c_up:6.3f})  refit {w_ref:6.3f} s (cpu {c_ref:6.3f})  "

@@ -57,10 +57,6 @@ from mondrian_core._sweep_kernels import (
     singular_error,
     tri_solve,
 )
-
-# the online update's helpers under their former names, for the tests and bench reading them
-from mondrian_core._sweep_online import first_detached_state as _first_detached_state  # noqa: F401
-from mondrian_core._sweep_online import rows_per_node as _rows_per_node  # noqa: F401
 from mondrian_core._sweep_online import update_path
 from mondrian_core._sweep_walk import EventWalk
 from mondrian_core._validation import (

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from bench._browser import FINGERPRINT_JS, serve_app  # noqa: F401 (shared with the bench)
+from explorer_ui.navigation import VIEWS
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputError
 from mondrian_core.figures.export import CHROMIUM, CHROMIUM_ARGS  # noqa: F401 (shared)
@@ -23,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / "e2e" / "screenshots"
 
 # ================================================================ pages without a browser
+
+#: every page of the app (``app.py`` is the home page, not listed), in navigation order
+PAGES = [view.path for view in VIEWS]
 
 
 def run_page(relative_path: str, *, query: dict | None = None, timeout: float = 60) -> AppTest:

@@ -20,6 +20,7 @@ from scipy import stats
 
 from mondrian_core import InputError
 from mondrian_core import datasets as ds
+from mondrian_core.datasets.synthetic import DJ_SIGNALS, donoho_johnstone, donoho_johnstone_1d
 
 
 def z_max(n_tests: int, alpha: float = 1e-3) -> float:
@@ -378,3 +379,25 @@ CELLS = ["1", "2.5", "-3e2", "nan", "inf", "", "x", '"a,b"', "1e999", "True"]
        st.sampled_from([",", ";", "\t"]))
 def test_table_shaped_text_gives_input_error_or_valid_dataset(rows, sep):
     _check_loaded("\n".join(sep.join(r) for r in rows).encode())
+
+
+@pytest.mark.parametrize("name", DJ_SIGNALS)
+def test_donoho_johnstone_stream_is_its_signal_plus_the_asked_noise(name):
+    n, sigma = 2000, 0.5
+    d = donoho_johnstone_1d(name, n=n, noise_std=sigma, random_state=11)
+    assert d.X.shape == (n, 1) and d.y.shape == (n,) and d.f.shape == (n,)
+    assert np.all((d.X >= 0) & (d.X <= 1)) and d.noise_std == sigma
+    np.testing.assert_array_equal(d.f, donoho_johnstone(name, d.X[:, 0]))
+    # n * sd_hat^2 / sigma^2 ~ chi2(n) (the mean is known): two-sided, Bonferroni over
+    # the signals
+    alpha = 1e-3 / len(DJ_SIGNALS)
+    sd_hat = np.sqrt(np.mean((d.y - d.f) ** 2))
+    low, high = sigma * np.sqrt(stats.chi2(n).ppf([alpha / 2, 1 - alpha / 2]) / n)
+    assert low < sd_hat < high, (low, sd_hat, high)
+    again, other = (donoho_johnstone_1d(name, n=n, noise_std=sigma, random_state=s)
+                    for s in (11, 12))
+    np.testing.assert_array_equal(again.X, d.X)
+    np.testing.assert_array_equal(again.y, d.y)
+    assert not np.array_equal(other.X, d.X)
+    quiet = donoho_johnstone_1d(name, n=50, noise_std=0.0, random_state=0)
+    np.testing.assert_array_equal(quiet.y, quiet.f)

@@ -151,6 +151,30 @@ def test_pointwise_path_equals_the_obvious_loops():
     np.testing.assert_allclose([got.estimate, got.lower, got.upper], want, rtol=1e-12)
 
 
+@pytest.mark.parametrize("debias_order", [0, 1])
+def test_predict_std_is_sigma_hat_times_the_weights_norm(debias_order):
+    """predict_std(x) = sqrt(sigma_hat^2(x) sum_i w_i(x)^2), the slow loops' interval
+    half-width over its normal quantile, whatever the level."""
+    rng = np.random.default_rng(6)
+    X = rng.random((70, 2))
+    y = X[:, 0] ** 2 + rng.normal(scale=0.2, size=70)
+    model = mc.DebiasedMondrianForestRegressor(lifetime=3.0, n_estimators=5,
+                                               debias_order=debias_order,
+                                               random_state=1).fit(X, y)
+    lower, upper = model.box_
+    U = (X - lower) / (upper - lower)
+    Q = rng.random((6, 2))
+    leaf_sets = model.cells(Q)
+    for level in (0.8, 0.95):
+        want = []
+        for p in range(Q.shape[0]):
+            cells = [(lo[:, p], hi[:, p]) for lo, hi in leaf_sets]
+            _, lo_p, hi_p = _slow_forest_at_point(U, y, cells, model.omega_, level)
+            want.append((hi_p - lo_p) / (2 * stats.norm.ppf(0.5 + level / 2)))
+        np.testing.assert_allclose(model.predict_std(Q), want, rtol=1e-10, atol=1e-12)
+    assert np.all(model.predict_std(Q) > 0)
+
+
 # ---------------------------------------------------------------- lazy trees
 def _grow_whole(key, lower, upper, born, lifetime, leaves):
     """Every leaf of the tree with root ``key``, by recursion over all its nodes."""

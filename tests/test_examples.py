@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import doctest
 import importlib
+from pathlib import Path
 
 import pytest
 
 # the modules whose docstrings hold examples; a new estimator's module joins this list
+# (test_every_module_with_examples_is_listed fails until it does)
 MODULES = [
     "mondrian_core.datasets.dataset",
+    "mondrian_core.datasets.synthetic",
+    "mondrian_core.experiments.amf",
+    "mondrian_core.forest.amf",
+    "mondrian_core.forest.debiased",
     "mondrian_core.forest.estimators",
     "mondrian_core.gp",
     "mondrian_core.kernel",
@@ -28,7 +34,8 @@ MODULES = [
 ]
 ESTIMATORS = [
     "MondrianFeatures", "RandomBinningFeatures", "RandomFourierFeatures",
-    "MondrianForestRegressor", "MondrianForestClassifier", "PartitionGP",
+    "MondrianForestRegressor", "MondrianForestClassifier", "DebiasedMondrianForestRegressor",
+    "AMFClassifier", "AMFRegressor", "PartitionGP",
     "PartitionKernelPCA", "FastClusterPartitions", "RandomForestPartitions",
     "MondrianPartitions",
 ]
@@ -58,3 +65,12 @@ def test_every_estimator_and_enough_functions_have_examples():
     missing = [n for n in ESTIMATORS if not getattr(mondrian_core, n).__doc__.count(">>>")]
     assert not missing, missing
     assert len(names) >= 15, sorted(names)
+
+
+def test_every_module_with_examples_is_listed():
+    package = Path(importlib.import_module("mondrian_core").__file__).parent
+    with_examples = {
+        ".".join(("mondrian_core",) + path.relative_to(package).with_suffix("").parts)
+        for path in package.rglob("*.py") if ">>> " in path.read_text(encoding="utf-8")
+    }
+    assert sorted(with_examples - set(MODULES)) == []

@@ -1,6 +1,7 @@
 """PartitionGP and PartitionKernelPCA against dense, obvious computations."""
 import numpy as np
 import pytest
+from scipy import stats
 
 from mondrian_core import (
     FastClusterPartitions,
@@ -196,3 +197,20 @@ def test_kernel_pca_projects_new_points_as_the_dense_centred_kernel():
     H = np.eye(120) - 1 / 120
     vals = np.linalg.eigvalsh(H @ K @ H)[::-1][:3]
     np.testing.assert_allclose(kpca.eigenvalues_, vals, rtol=1e-9)
+
+
+@pytest.mark.parametrize("normalize_y", [False, True])
+def test_log_predictive_density_is_the_dense_gaussian_log_density(normalize_y):
+    """log N(y; mu, var_f + noise) from the dense posterior, in the units of y: with
+    normalize_y the model works on standardised targets, so mean and sd scale back."""
+    X, y = toy(100)
+    Xt, yt = toy(40, seed=1)
+    s = 0.05
+    gp = PartitionGP(FastClusterPartitions(20, 3, random_state=2), noise_variance=s,
+                     tol=1e-12, normalize_y=normalize_y).fit(X, y)
+    mu, sd = (y.mean(), y.std()) if normalize_y else (0.0, 1.0)
+    mean, cov = dense_posterior(gp.partitions_, X, (y - mu) / sd, Xt, s)
+    want = stats.norm.logpdf(yt, mu + sd * mean, sd * np.sqrt(np.diag(cov) + s))
+    got = gp.log_predictive_density(Xt, yt)
+    assert got.shape == (40,)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-8)

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from mondrian_core import InputError, lifetime_path, lifetime_path_on_trees, lifetime_posterior
-from mondrian_core.sweep import _first_detached_state, _rows_per_node
+from mondrian_core._sweep_online import first_detached_state, rows_per_node
 
 S2N, S2P = 0.05, 0.7
 # Both paths compute the same numbers by different sums (the update adds the new rows'
@@ -32,9 +32,9 @@ def _reference(path):
 
 def _first_detached(path, n_old):
     rows = np.arange(path.y_train.size) < n_old
-    old = _rows_per_node(path.trees, rows)
+    old = rows_per_node(path.trees, rows)
     new = (path.trees.stop - path.trees.start) - old
-    return _first_detached_state(path.trees, path.event_nodes, old, new)
+    return first_detached_state(path.trees, path.event_nodes, old, new)
 
 
 def _assert_same_path(got, ref, X_pred):

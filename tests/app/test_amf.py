@@ -1,30 +1,18 @@
-"""AppTest: the aggregated Mondrian forest page runs, its widgets move without errors,
-and a bad link value falls back to the default (its tour and its question are checked
-with every page's in ``test_tours_and_questions.py``)."""
-from tests.support import assert_clean, run_page, small
+"""AppTest: the aggregated Mondrian forest page's widgets move without errors, and a bad
+link value falls back to the default (what it shows at its defaults, its tour and its
+question are checked with every page's in ``test_tours_and_questions.py``)."""
+from tests.support import assert_clean, chart_specs, run_page, small
 
 PAGE = "pages/amf.py"
 SMALL = small(PAGE)
-#: before the question is answered: weighted depth, fits, tree
-N_CHARTS = 3
-
-
-def _specs(at):
-    return [c.proto.spec for c in at.get("plotly_chart")]
-
-
-def test_runs_with_defaults():
-    at = run_page(PAGE, query=SMALL)
-    assert_clean(at)
-    assert len(at.get("plotly_chart")) == N_CHARTS
 
 
 def test_every_widget_moves():
     at = run_page(PAGE, query=SMALL)
-    before = _specs(at)
+    before = chart_specs(at)
     at.selectbox(key="signal").set_value("blocks").run()
     assert_clean(at)
-    assert _specs(at) != before
+    assert chart_specs(at) != before
     for key, value in [("n", 300), ("noise", 0.6), ("trees", 2), ("eta", 2.0)]:
         at.slider(key=key).set_value(value).run()
         assert_clean(at)

@@ -16,10 +16,8 @@ import numpy as np
 import pytest
 
 import explorer_ui.figure_cache as figure_cache
-from explorer_ui.navigation import VIEWS
-from tests.support import assert_clean, chart_specs, run_page
+from tests.support import PAGES, assert_clean, chart_specs, run_page
 
-PAGES = [view.path for view in VIEWS]
 F32_ROUNDING = 2.0 ** -24
 
 

@@ -9,10 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from explorer_ui.navigation import VIEWS
-from tests.support import assert_clean, run_page, small
-
-PAGES = [view.path for view in VIEWS]
+from tests.support import PAGES, assert_clean, run_page, small
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 

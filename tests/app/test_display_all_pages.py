@@ -7,11 +7,8 @@ import json
 import plotly.graph_objects as go
 import pytest
 
-from explorer_ui.navigation import VIEWS
 from mondrian_core.figures.theme import MIN_FONT, PROJECTOR_FONT, font_sizes
-from tests.support import assert_clean, run_page, small
-
-PAGES = [view.path for view in VIEWS]
+from tests.support import PAGES, assert_clean, run_page, small
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -6,10 +6,7 @@ import re
 
 import pytest
 
-from explorer_ui.navigation import VIEWS
-from tests.support import assert_clean, run_page, small
-
-PAGES = [view.path for view in VIEWS]
+from tests.support import PAGES, assert_clean, run_page, small
 
 _MATH = re.compile(r"\$[^$\s][^$]*\$")
 _PLAIN = re.compile(r"sigma\^2|sum_rho|\u03c3\u00b2|\|\|_1")

@@ -1,6 +1,6 @@
 """AppTest of the inference page: it runs, the coverage lab's buttons grow and reset the
-stack, the main widgets move, the tour steps set their widgets and the
-predict-then-reveal question reveals the bias chart."""
+stack, the main widgets move and the predict-then-reveal question reveals the bias chart
+(its tour is checked with every page's in ``test_tours_and_questions.py``)."""
 from __future__ import annotations
 
 from tests.support import assert_clean, chart_specs, run_page, small
@@ -58,14 +58,3 @@ def test_reveal_shows_the_bias_chart():
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 4
     assert "bias at x = centre" in chart_specs(at)[1]
-
-
-def test_tour_steps_set_their_widgets():
-    """One step run in full (a step drops the link's other settings, so it runs at the
-    defaults); the widgets the steps set are on the page."""
-    two = run_page(PAGE, query={"tour": "2"}, timeout=300)
-    assert_clean(two)
-    assert two.slider(key="lam").value == 14.0
-    assert any("Tour 2/5" in m.value for m in two.markdown)
-    keys = {w.key for w in two.slider} | {w.key for w in two.get("button_group")}
-    assert keys >= {"lam", "d", "clt_trees", "n"}

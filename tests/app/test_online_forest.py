@@ -8,11 +8,6 @@ SMALL = small(PAGE)
 N_CHARTS = 4
 
 
-def test_runs_with_defaults():
-    at = run_page(PAGE, query=SMALL)
-    assert_clean(at)
-    assert len(at.get("plotly_chart")) == N_CHARTS
-
 
 def test_every_widget_moves():
     at = run_page(PAGE, query=SMALL)

@@ -11,18 +11,6 @@ def _reveal(at):
     return at
 
 
-def test_page_runs_with_defaults():
-    at = run_page(PAGE)
-    assert_clean(at)
-    assert at.title[0].value == "Partition-kernel GPs"
-    assert len(at.get("plotly_chart")) == 3  # posteriors, kernels, kernel PCA (CG: revealed)
-    # every setting is in the sidebar (the projector layout)
-    for key in ("n", "m", "h", "noise", "lam", "mr"):
-        assert at.sidebar.slider(key=key) is not None
-    assert at.sidebar.selectbox(key="real_src") is not None
-    assert at.sidebar.number_input(key="seed") is not None
-    assert any("Distance of each posterior mean" in m.value for m in at.markdown)
-
 
 def test_every_widget_moves():
     at = _reveal(run_page(PAGE))

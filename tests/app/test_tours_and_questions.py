@@ -6,6 +6,9 @@ step without an error, and moving a widget leaves the tour while keeping the new
 Questions: revealing the answer (after the right guess, where the page's data names it)
 shows it and draws the question's chart.
 
+At its defaults: a page with a :class:`Shows` entry runs clean and shows its charts,
+texts and sidebar widgets.
+
 What a page must show is data (:data:`CASES`, :data:`QUESTIONS`); a page without an
 entry gets the generic checks, with the seed as the widget that leaves the tour.
 """
@@ -18,8 +21,25 @@ import pytest
 from explorer_ui import defaults_amf as amf_defaults
 from explorer_ui import defaults_mondrian_process as process_defaults
 from explorer_ui import defaults_online_forest as online_defaults
-from explorer_ui.navigation import VIEWS
-from tests.support import assert_clean, chart_specs, run_page, small
+from tests.support import PAGES, assert_clean, chart_specs, run_page, small
+
+
+@dataclass(frozen=True)
+class Shows:
+    """What a page shows when opened at its defaults (or at its small link values)."""
+
+    #: charts on the page before any question is answered
+    n_charts: int
+    #: run at the page's small link values (:func:`tests.support.small`), not its defaults
+    small: bool = True
+    #: the page's title, if checked
+    title: str | None = None
+    #: chart index -> text its spec contains (JSON text)
+    chart_text: dict = field(default_factory=dict)
+    #: texts one markdown element must contain together, for each group
+    markdown: tuple = ()
+    #: widget kind -> keys of such widgets the sidebar holds (the projector layout)
+    sidebar: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -38,6 +58,8 @@ class TourCase:
     leave: tuple = ("number_input", "seed", 12)
     #: needs the tiny Figure 8 at scale (the Lifetime sweep page)
     tiny_figure8: bool = False
+    #: what the page shows at its defaults, if checked beyond running clean
+    shows: Shows | None = None
 
 
 CASES = {
@@ -46,26 +68,51 @@ CASES = {
         n_charts=1, leave=("slider", "lifetime", 4.0)),
     "pages/kernel_convergence.py": TourCase(
         sets={2: {"m": "50"}, 3: {"m": "500"}, 4: {"m": "500"}},
-        chart_text={1: 'Mondrian, M = 1"'}, leave=("slider", "lam", 5.0)),
+        chart_text={1: 'Mondrian, M = 1"'}, leave=("slider", "lam", 5.0),
+        # heat maps (main), slice, link, uniform convergence and Figure 6 (Figure 5 waits
+        # for the reveal); the expander's numbers follow the page's points: 7,140 pairs of
+        # N = 120
+        shows=Shows(n_charts=5, small=False,
+                    chart_text={0: "Mondrian, M = 50", 3: "Uniform convergence: 16 "},
+                    markdown=(("7,140 pairs", "[-2, 2]"),),
+                    sidebar={"slider": ("n", "lam", "m", "m5", "r5", "lam6", "m6", "r6")})),
     "pages/lifetime_sweep.py": TourCase(
         query=small("pages/lifetime_sweep.py"), sets={2: {"lifetime": "0.1"}},
         leave=("number_input", "noise_var", 0.05), tiny_figure8=True),
     "pages/lifetime_posterior.py": TourCase(
         sets={2: {"cells": "100"}}, leave=("slider", "trees", 20)),
-    "pages/partition_gp.py": TourCase(sets={2: {"h": "1"}}, leave=("slider", "m", 50)),
-    "pages/kernel_vs_forest.py": TourCase(sets={2: {"noise": "0.1"}},
-                                          leave=("slider", "trees", 10)),
+    "pages/partition_gp.py": TourCase(
+        sets={2: {"h": "1"}}, leave=("slider", "m", 50),
+        # posteriors, kernels, kernel PCA (the CG chart waits for the reveal)
+        shows=Shows(n_charts=3, title="Partition-kernel GPs",
+                    markdown=(("Distance of each posterior mean",),),
+                    sidebar={"slider": ("n", "m", "h", "noise", "lam", "mr"),
+                             "selectbox": ("real_src",), "number_input": ("seed",)})),
+    "pages/kernel_vs_forest.py": TourCase(
+        sets={2: {"noise": "0.1"}}, leave=("slider", "trees", 10),
+        # the weights wait for the reveal
+        shows=Shows(n_charts=1, markdown=(("kernel objective",),),
+                    sidebar={"number_input": ("seed",), "slider": ("trees",),
+                             "select_slider": ("lam",)})),
     "pages/online_forest.py": TourCase(
         sets={1: {"step": "1"}, 2: {"step": str(online_defaults.TOUR_STEP)}}, n_charts=4,
-        leave=("slider", "trees", 4)),
+        leave=("slider", "trees", 4),
+        # tree, kernel-vs-forest stream, scores, operations (the question's chart waits)
+        shows=Shows(n_charts=4)),
     "pages/amf.py": TourCase(
         query=small("pages/amf.py"),
         sets={1: {"signal": "doppler"}, 2: {"signal": "blocks"}, 3: {"signal": "heavisine"},
               4: {"noise": str(amf_defaults.MORE_NOISE),
                   "eta": str(amf_defaults.MORE_NOISE_STEP)}},
-        n_charts=3, leave=("slider", "trees", 4)),
+        n_charts=3, leave=("slider", "trees", 4),
+        # weighted depth, fits, tree (the question's chart waits)
+        shows=Shows(n_charts=3)),
+    # a step drops the link's other values, so the tour runs at the defaults
+    "pages/inference.py": TourCase(
+        sets={2: {"lam": "14.0"}, 3: {"d": "2", "lam": "5.0"}, 4: {"clt_trees": "1"},
+              5: {"n": "4000"}},
+        n_charts=3),
 }
-PAGES = [view.path for view in VIEWS]
 TIMEOUT = 180
 
 
@@ -75,6 +122,23 @@ def case(page, request) -> TourCase:
     if case.tiny_figure8:
         request.getfixturevalue("tiny_figure8")
     return case
+
+
+@pytest.mark.parametrize("page", [page for page in PAGES if CASES.get(page, TourCase()).shows])
+def test_runs_with_defaults_and_shows_its_charts(page, case):
+    shows = case.shows
+    at = run_page(page, query=small(page) if shows.small else None, timeout=TIMEOUT)
+    assert_clean(at)
+    specs = chart_specs(at)
+    assert len(specs) == shows.n_charts
+    if shows.title is not None:
+        assert at.title[0].value == shows.title
+    for index, text in shows.chart_text.items():
+        assert text in specs[index], index
+    for texts in shows.markdown:
+        assert any(all(t in m.value for t in texts) for m in at.markdown), texts
+    for kind, keys in shows.sidebar.items():
+        assert {w.key for w in getattr(at.sidebar, kind)} >= set(keys), kind
 
 
 def _run(page, case, step) -> object:

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer_ui.navigation import VIEWS
-from tests.support import assert_clean, chart_specs, run_page, small
-
-PAGES = [view.path for view in VIEWS]
+from tests.support import PAGES, assert_clean, chart_specs, run_page, small
 
 #: values a hand-edited or malicious link may carry; none is valid for any parameter
 HOSTILE = ["nan", "inf", "-1e308", "<script>alert(1)</script>", "1~2~3", "9" * 400, "",
