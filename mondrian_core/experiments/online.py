@@ -452,7 +452,10 @@ class OnlineKernelRidge:
     the diagonal for each new column, then add the new rows' outer products (a
     rank-``b`` update for a batch of ``b`` points). The weights are re-solved from
     ``A`` by a Cholesky factorisation after each batch (the supplement updates the
-    factor by rank-one steps instead; the solution is the same).
+    factor by rank-one steps instead; the solution is the same). The batch learners'
+    ridge solve (``_linalg.ridge_weights``) would rebuild ``Phi^T Phi`` from every point
+    seen at each batch, so this class keeps its own system and factor, which
+    :meth:`predict` reuses for the variances; the tests check both give the same weights.
 
     Parameters
     ----------
