@@ -11,8 +11,9 @@ ratios are what to compare (the machine is shared).
    repetitions, per repetition; the same estimator code on the cells found).
 2. The page's defaults: the first stack (40 data sets with the smoothed forest), the
    bias chart, the CLT histogram and the rates, each timed.
-3. Coverage: the notes' table (200 repetitions) and the page's default setting
-   (lambda = 7) over 1,000 repetitions, with the smoothed forest on 200.
+3. Coverage: the reference Monte Carlo of ``tests/test_debiased.py`` (200 repetitions)
+   and the page's default setting (lambda = 7) over 1,000 repetitions, with the smoothed
+   forest on 200.
 """
 from __future__ import annotations
 
@@ -82,12 +83,12 @@ def bench_page_defaults() -> None:
 
 
 def bench_coverage(reps: int, default_reps: int, smoothed_reps: int) -> None:
-    print(f"\n## 3. Coverage ({reps} repetitions; the notes' table in brackets)")
-    notes = {(1, 10.0): ((-0.043, 0.067, 0.920, 0.252), (-0.0005, 0.094, 0.965, 0.364)),
+    print(f"\n## 3. Coverage ({reps} repetitions; the reference run in brackets)")
+    reference = {(1, 10.0): ((-0.043, 0.067, 0.920, 0.252), (-0.0005, 0.094, 0.965, 0.364)),
              (2, 5.0): ((-0.246, 0.070, 0.055, None), (-0.099, 0.142, 0.86, None))}
     print("| d, lambda | J | bias | sd (theory) | coverage | mean width |")
     print("|---|---|---|---|---|---|")
-    for (d, lam), rows in notes.items():
+    for (d, lam), rows in reference.items():
         stack = coverage_repetitions(0, reps, d=d, n=1000, lifetime=lam, n_trees=100,
                                      debias_order=1, seed=2, smoothed=False)
         s = coverage_summary(stack)

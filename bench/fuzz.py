@@ -1,4 +1,5 @@
-"""Hostile values against every public entry point and every URL key (issue 24).
+"""Hostile values against every public entry point and every URL key (the red team's
+search for inputs that crash, stall, overflow or inject markdown).
 
     python -m bench.fuzz              # both phases, a few minutes
     python -m bench.fuzz --library    # mondrian_core only

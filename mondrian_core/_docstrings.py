@@ -22,6 +22,12 @@ _FIELD = re.compile(r"^(?P<indent>[ \t]*)%\((?P<name>\w+)\)s[ \t]*$", re.MULTILI
 
 #: Text that public names in several modules share (fill with :func:`fill_doc`).
 SHARED = {
+    # a sampler's seed, for a ``random_state=None`` that is passed to check_random_state
+    "random_state": """\
+random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+    A seed or generator (see :func:`~mondrian_core.check_random_state`); the same
+    seed gives the same result.
+""",
     # the predictive of the regressors and lifetime paths that return ``(mean, std)``
     "predict_returns": """\
 Returns

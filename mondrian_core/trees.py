@@ -22,7 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
-from mondrian_core._docstrings import docfiller, params
+from mondrian_core._docstrings import docfiller, fill_doc, params
 from mondrian_core._validation import (
     check_count,
     check_lifetime,
@@ -526,6 +526,7 @@ class MondrianTrees:
             )
         return X_new
 
+@fill_doc
 def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTrees:
     """Sample ``n_trees`` independent Mondrian partitions of the points ``X``.
 
@@ -560,8 +561,7 @@ def sample_mondrian_trees(X, n_trees, lifetime, random_state=None) -> MondrianTr
         Number of independent trees.
     lifetime : float >= 0
         Terminal lifetime, in units of inverse ``X``.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------

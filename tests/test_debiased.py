@@ -45,7 +45,9 @@ def test_variance_constant_one_dimension_is_the_papers():
         assert variance_constant(d) == pytest.approx(VARIANCE_CONSTANT_1D ** d, rel=1e-12)
 
 
-def test_weights_for_the_default_ratios_match_the_notes():
+def test_weights_for_the_default_ratios_solve_the_jackknife_by_hand():
+    """Cattaneo, Klusowski and Underwood (2023), sec. 4's system solved by hand: a = (1,
+    1.5) gives omega = (-0.8, 1.8); the others to their printed digits."""
     np.testing.assert_allclose(debias_weights(default_lifetime_ratios(1)), [-0.8, 1.8])
     np.testing.assert_allclose(debias_weights(default_lifetime_ratios(2)),
                                [0.197, -1.44, 2.243], atol=6e-4)
@@ -74,8 +76,10 @@ def test_weights_for_arithmetic_ratios_are_the_lagrange_weights_at_zero(ratios):
     (default_lifetime_ratios(2), ("3.35", "9.98", "27.6")),
     ((1.0, 1.05), ("1.65", "2.47", "3.46")),
 ])
-def test_debiased_variance_ratio_matches_the_notes_table(ratios, table):
-    """The notes' Sigma_d / Sigma, to the rounding of their last printed digit."""
+def test_debiased_variance_ratio_matches_reference_values(ratios, table):
+    """Sigma_d / Sigma (the constant of Cattaneo, Klusowski and Underwood 2023, Theorem
+    4.1, over Theorem 3.1's), computed independently of this code, to the rounding of
+    their last printed digit."""
     for d, printed in zip((1, 2, 3), table):
         ratio = variance_constant(d, ratios) / variance_constant(d)
         decimals = len(printed.split(".")[1])
@@ -249,12 +253,12 @@ def test_empty_cell_rate_is_the_empty_share_of_uniform_points():
 
 
 # ---------------------------------------------------------------- bias
-def test_limit_bias_matches_the_notes_and_the_expansion():
-    """Exact bias (n, B -> infinity) at d = 1: the notes' -0.0447 at lambda = 10 and
-    -0.01214 at 20; beyond, B_1 / lambda^2 + B_2 / lambda^4 with the next term
+def test_limit_bias_matches_reference_values_and_the_expansion():
+    """Exact bias (n, B -> infinity) at d = 1, computed independently of this code: -0.0447
+    at lambda = 10 and -0.01214 at 20; beyond, B_1 / lambda^2 + B_2 / lambda^4 with the next term
     B_3 / lambda^6 (B_r = (-1)^r pi^(2r) / (r + 1)) as the tolerance."""
     assert limit_bias(10.0, 1) == pytest.approx(-0.0447, abs=5e-5)
-    # the notes' -0.01214 is the cell without its truncation at the cube's faces (that
+    # the reference -0.01214 is the cell without its truncation at the cube's faces (that
     # gives -0.0121378); a half-width reaches a face with probability e^-10, which moves
     # the bias by 6e-6, to -0.0121320
     assert limit_bias(20.0, 1) == pytest.approx(-0.01214, abs=1e-5)
@@ -263,7 +267,8 @@ def test_limit_bias_matches_the_notes_and_the_expansion():
         for d in (1, 2):
             two_terms = d * (B[0] / lam ** 2 + B[1] / lam ** 4)
             assert abs(limit_bias(lam, d) - two_terms) <= 2 * d * abs(B[2]) / lam ** 6
-    # debiased: omega_bar B_2 / lambda^4 to within the next term (notes: -9.0e-5 at 20)
+    # debiased: omega_bar B_2 / lambda^4 to within the next term (Cattaneo, Klusowski and
+    # Underwood 2023, Theorem 4.2: -0.444 * pi^4 / 3 / 20^4 = -9.0e-5)
     assert leading_bias(20.0, 1, debias_order=1) == pytest.approx(-9.0e-5, abs=1e-6)
     assert limit_bias(20.0, 1, debias_order=1) == pytest.approx(-9.3e-5, abs=1e-6)
 
@@ -327,7 +332,7 @@ def test_variance_constant_by_monte_carlo(d, lam, n, J):
     assert abs(values.mean() - target) <= Z * values.std(ddof=1) / np.sqrt(R)
 
 
-# ---------------------------------------------------------------- coverage and the notes
+# ---------------------------------------------------------------- coverage, reference run
 def test_debiased_intervals_cover_95_percent_in_one_dimension():
     """d = 1, lambda = 10, n = 1000, B = 100, J = 1: coverage within binomial error."""
     R = 300
@@ -337,20 +342,23 @@ def test_debiased_intervals_cover_95_percent_in_one_dimension():
     assert abs(coverage - 0.95) <= Z * np.sqrt(0.95 * 0.05 / R)
 
 
-# the notes' table: (d, lambda, J, bias, sd, coverage, width or None), 200 repetitions
-NOTES = [(1, 10.0, 0, -0.043, 0.067, 0.920, 0.252), (1, 10.0, 1, -0.0005, 0.094, 0.965, 0.364),
+# a reference Monte Carlo (mu = sum_j sin(pi x_j) at the centre, sigma = 1, n = 1000,
+# B = 100, a_r = 1.5^r), run independently of this code when the estimator was specified;
+# it is not the simulation table of Cattaneo, Klusowski and Underwood (2023):
+# (d, lambda, J, bias, sd, coverage, width or None), 200 repetitions
+REFERENCE_RUN = [(1, 10.0, 0, -0.043, 0.067, 0.920, 0.252), (1, 10.0, 1, -0.0005, 0.094, 0.965, 0.364),
          (2, 5.0, 0, -0.246, 0.070, 0.055, None), (2, 5.0, 1, -0.099, 0.142, 0.86, None)]
 
 
 @pytest.mark.parametrize("d, lam", [(1, 10.0), (2, 5.0)])
-def test_the_notes_table_is_reproduced_within_its_monte_carlo_error(d, lam):
-    """200 fresh repetitions against the notes' 200: each difference within Z times the
+def test_the_reference_run_is_reproduced_within_its_monte_carlo_error(d, lam):
+    """200 fresh repetitions against the reference run's 200: each difference within Z times the
     standard error of a difference of two independent estimates."""
     R = 200
     stack = coverage_repetitions(0, R, d=d, n=1000, lifetime=lam, n_trees=100,
                                  debias_order=1, seed=12, smoothed=False)
     summary = coverage_summary(stack)
-    for row in [r for r in NOTES if r[:2] == (d, lam)]:
+    for row in [r for r in REFERENCE_RUN if r[:2] == (d, lam)]:
         J, bias, sd, coverage, width = row[2:]
         est = stack.estimate[:, J]
         w = stack.upper[:, J] - stack.lower[:, J]

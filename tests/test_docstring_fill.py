@@ -122,3 +122,51 @@ def test_the_modules_that_fill_docstrings_import_without_them():
     code = "import importlib\n" + "".join(f"importlib.import_module({m!r})\n" for m in users)
     done = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def _filled_docstrings():
+    """``(name, source docstring, docstring as help() shows it)`` of every function,
+    class and method of the package whose docstring has a placeholder line."""
+    import ast
+    import importlib
+    import inspect
+    import pathlib
+
+    import mondrian_core
+
+    root = pathlib.Path(mondrian_core.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        if "paper" in path.parts and path.name == "__main__.py":
+            continue
+        module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+        module = module.removesuffix(".__init__")
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                continue
+            doc = ast.get_docstring(node, clean=False) or ""
+            if not any(line.strip().startswith("%(") for line in doc.splitlines()):
+                continue
+            owner = importlib.import_module(module)
+            for outer in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+                if node in outer.body:
+                    owner = getattr(owner, outer.name)
+            obj = inspect.getattr_static(owner, node.name)
+            obj = getattr(obj, "__func__", obj)
+            yield f"{module}.{node.name}", doc, obj.__doc__
+
+
+def test_filled_docstrings_keep_to_88_characters_but_for_entry_headings():
+    """help() shows the filled text: a shared text indented deeper than where it was
+    written must still fit (numpydoc's ``name : type`` headings cannot wrap)."""
+    import re
+
+    found, long = 0, []
+    for name, source, doc in _filled_docstrings():
+        found += 1
+        assert "%(" not in doc, f"{name} was not filled"
+        written = set(source.splitlines())  # lines as written are ruff's to judge
+        long += [f"{name}: {line.strip()[:40]}" for line in doc.splitlines()
+                 if len(line) > 88 and line not in written
+                 and not re.match(r"^\s*[\w, *]+ : ", line)]
+    assert found > 20 and not long, long

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from mondrian_core import MondrianFeatures
+from mondrian_core._linalg import ridge_weights
 from mondrian_core.datasets import regression_surface_2d, toy_jumps_1d, two_moons
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.online import (
@@ -93,6 +94,9 @@ def test_online_kernel_ridge_equals_the_batch_fit_after_every_batch():
         Phi = model.features_.transform(model.features_.X_fit_)
         w = _batch_ridge(Phi, seen - seen.mean(), model.ratio)
         np.testing.assert_allclose(model.weights_, w, rtol=0, atol=1e-8)
+        # and the batch learners' ridge solve (primal or dual) gives the same weights
+        np.testing.assert_allclose(model.weights_, ridge_weights(Phi, seen - seen.mean(),
+                                                                 model.ratio), rtol=0, atol=1e-8)
         assert model.n_seen_ == len(seen) and np.isclose(model.y_mean_, seen.mean())
 
 

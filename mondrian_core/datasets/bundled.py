@@ -17,8 +17,8 @@ _loader_doc = docfiller({"loader": """\
 Parameters
 ----------
 standardize : bool, default=True
-    Whether to z-score the features (the target stays in its units); the raw features are
-    kept in ``X_raw``.
+    Whether to z-score the features (the target stays in its units); the raw
+    features are kept in ``X_raw``.
 
 Returns
 -------

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from mondrian_core._docstrings import fill_doc
 from mondrian_core._validation import check_flag, check_random_state
 from mondrian_core.errors import InputError
 
@@ -166,6 +167,7 @@ def zscore(A: np.ndarray) -> np.ndarray:
 
 
 
+@fill_doc
 def train_val_test_split(dataset: Dataset, fractions=(0.6, 0.2, 0.2), random_state=None,
                          return_indices=False):
     """Split a data set at random into 2 or 3 parts with the given fractions.
@@ -177,8 +179,7 @@ def train_val_test_split(dataset: Dataset, fractions=(0.6, 0.2, 0.2), random_sta
     fractions : sequence of float, default=(0.6, 0.2, 0.2)
         2 or 3 positive fractions summing to 1; each part gets a rounded size (at
         least one row), the first part the rest.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
     return_indices : bool, default=False
         Return sorted row indices instead of data sets.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mondrian_core._docstrings import fill_doc
 from mondrian_core._validation import check_count, check_random_state, check_real
 from mondrian_core.datasets.dataset import Dataset
 from mondrian_core.datasets.synthetic import MAX_SYNTHETIC_POINTS
@@ -16,6 +17,7 @@ from mondrian_core.datasets.synthetic import MAX_SYNTHETIC_POINTS
 __all__ = ["friedman1"]
 
 
+@fill_doc
 def friedman1(n, n_dims=8, noise_std=0.1, random_state=None) -> Dataset:
     """Draw Friedman's first regression set, its function scaled to unit variance.
 
@@ -31,8 +33,7 @@ def friedman1(n, n_dims=8, noise_std=0.1, random_state=None) -> Dataset:
         Dimension of the inputs (at least 5: the function uses the first five).
     noise_std : float, default=0.1
         Standard deviation of the Gaussian noise added to f (>= 0).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------

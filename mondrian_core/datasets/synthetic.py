@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
+from mondrian_core._docstrings import fill_doc
 from mondrian_core._validation import (
     check_box,
     check_choice,
@@ -30,6 +31,7 @@ def _uniform(rng, n, lower, upper) -> np.ndarray:
 
 
 
+@fill_doc
 def uniform_box(n, lower=(0.0, 0.0), upper=(1.0, 1.0), random_state=None) -> Dataset:
     """Draw ``n`` points uniform in the box ``[lower, upper]`` (no target).
 
@@ -39,8 +41,7 @@ def uniform_box(n, lower=(0.0, 0.0), upper=(1.0, 1.0), random_state=None) -> Dat
         Number of points, at most ``MAX_SYNTHETIC_POINTS``.
     lower, upper : sequence of float, default=(0, 0) and (1, 1)
         The box, with ``lower < upper`` in every dimension.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------
@@ -65,6 +66,7 @@ def uniform_box(n, lower=(0.0, 0.0), upper=(1.0, 1.0), random_state=None) -> Dat
 MAX_GP_POINTS = 5000
 
 
+@fill_doc
 def laplace_gp_sample(X, lifetime, n_draws=1, random_state=None, method="auto") -> np.ndarray:
     """Draw f ~ GP(0, k) exactly at the rows of ``X``, k = exp(-lifetime ||x - x'||_1).
 
@@ -77,8 +79,7 @@ def laplace_gp_sample(X, lifetime, n_draws=1, random_state=None, method="auto") 
         of inverse ``X``.
     n_draws : int, default=1
         Number of independent functions.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
     method : {"auto", "ou", "cholesky"}
         ``"ou"`` (1-D only): the Ornstein-Uhlenbeck recursion on sorted x,
         f_i = rho_i f_{i-1} + sqrt(1 - rho_i^2) e_i with rho_i = exp(-lifetime
@@ -177,6 +178,7 @@ def _ou_sample(x: np.ndarray, lifetime: float, n_draws: int, rng) -> np.ndarray:
     return F
 
 
+@fill_doc
 def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
                lower=0.0, upper=1.0) -> Dataset:
     """Draw a regression set from a GP with the Laplace kernel, with known lifetime.
@@ -198,8 +200,7 @@ def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
         The kernel's inverse length scale (>= 0), in units of inverse ``X``.
     noise_std : float, default=0.1
         Standard deviation of the Gaussian noise added to f (>= 0).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
     lower, upper : float or sequence of float, default=0.0 and 1.0
         The box of the inputs.
 
@@ -265,6 +266,7 @@ def toy_jumps_function(x) -> np.ndarray:
     return smooth + jumps
 
 
+@fill_doc
 def toy_jumps_1d(n=150, noise_std=0.15, random_state=None) -> Dataset:
     """Draw a noisy 1-D regression set with jumps, like Figure 1 of Davies and Ghahramani.
 
@@ -277,8 +279,7 @@ def toy_jumps_1d(n=150, noise_std=0.15, random_state=None) -> Dataset:
         Number of points (>= 2).
     noise_std : float, default=0.15
         Standard deviation of the Gaussian noise (>= 0).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------
@@ -315,6 +316,7 @@ def _sklearn_seed(rng) -> int:
     return int(rng.integers(0, 2**31 - 1))
 
 
+@fill_doc
 def two_moons(n=300, noise=0.15, random_state=None) -> Dataset:
     """Draw two interleaved half circles (scikit-learn ``make_moons``), labels 0/1.
 
@@ -324,8 +326,7 @@ def two_moons(n=300, noise=0.15, random_state=None) -> Dataset:
         Number of points (>= 2).
     noise : float, default=0.15
         Standard deviation of the Gaussian noise added to the inputs (>= 0).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------
@@ -348,6 +349,7 @@ def two_moons(n=300, noise=0.15, random_state=None) -> Dataset:
                    feature_names=("x1", "x2"), target_name="class", noise_std=noise)
 
 
+@fill_doc
 def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
     """Draw two interleaved spirals of ``turns`` turns in [-1, 1]^2, labels 0/1.
 
@@ -359,8 +361,7 @@ def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
         Standard deviation of the Gaussian noise added to the inputs (>= 0).
     turns : float, default=1.5
         Turns of each spiral, in (0, 5].
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------
@@ -387,6 +388,7 @@ def two_spirals(n=300, noise=0.05, turns=1.5, random_state=None) -> Dataset:
                    feature_names=("x1", "x2"), target_name="class", noise_std=noise)
 
 
+@fill_doc
 def xor_blobs(n=300, noise=0.1, random_state=None) -> Dataset:
     """Draw the XOR set: uniform on [-1, 1]^2, class = (x1 x2 > 0), inputs jittered.
 
@@ -397,8 +399,7 @@ def xor_blobs(n=300, noise=0.1, random_state=None) -> Dataset:
     noise : float, default=0.1
         Standard deviation of the Gaussian noise added to the inputs after labelling
         (>= 0).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------
@@ -442,6 +443,7 @@ def regression_surface_function(X) -> np.ndarray:
     return np.sin(2.0 * np.pi * x1) * np.cos(np.pi * x2) + 1.0 * (x1 + x2 > 1.2)
 
 
+@fill_doc
 def regression_surface_2d(n=400, noise_std=0.1, random_state=None) -> Dataset:
     """Draw a 2-D regression set: X uniform on [0, 1]^2, y = surface + noise.
 
@@ -453,8 +455,7 @@ def regression_surface_2d(n=400, noise_std=0.1, random_state=None) -> Dataset:
         Number of points.
     noise_std : float, default=0.1
         Standard deviation of the Gaussian noise (>= 0).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------
@@ -539,6 +540,7 @@ def donoho_johnstone(name, x) -> np.ndarray:
     return (_DJ_BLOCK_H * (1.0 + np.sign(d)) / 2.0).sum(axis=-1)
 
 
+@fill_doc
 def donoho_johnstone_1d(name="doppler", n=1000, noise_std=0.5, random_state=None) -> Dataset:
     """Draw a noisy stream of one of Donoho and Johnstone's signals, x uniform on [0, 1].
 
@@ -550,8 +552,7 @@ def donoho_johnstone_1d(name="doppler", n=1000, noise_std=0.5, random_state=None
         Number of points (>= 2).
     noise_std : float, default=0.5
         Standard deviation of the Gaussian noise (>= 0).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------

@@ -44,7 +44,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDRegressor
 
-from mondrian_core._docstrings import docfiller, params, sections
+from mondrian_core._docstrings import docfiller, fill_doc, params, sections
 from mondrian_core._linalg import ridge_weights
 from mondrian_core._validation import check_points, check_random_state, check_real, check_target
 from mondrian_core.errors import InputError
@@ -412,6 +412,7 @@ def _check(X_train, y_train, X_test, y_test, noise_variance, prior_variance):
     return X_train, y_train, X_test, y_test
 
 
+@fill_doc
 def kernel_vs_forest_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=50,
                           noise_variance=0.1, prior_variance=1.0, random_state=None
                           ) -> KernelForestPath:
@@ -433,8 +434,7 @@ def kernel_vs_forest_path(X_train, y_train, X_test, y_test, lifetimes, n_trees=5
         Number of Mondrian trees M.
     noise_variance, prior_variance : float, default=0.1 and 1.0
         Both positive; the ridge penalty is their ratio.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------

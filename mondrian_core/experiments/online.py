@@ -30,7 +30,7 @@ from sklearn.ensemble import (
 )
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._docstrings import docfiller, params
+from mondrian_core._docstrings import docfiller, fill_doc, params
 from mondrian_core._validation import check_count, check_points, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.grids import plane_grid
@@ -128,6 +128,7 @@ def _snapshot(model, tree, batch, ops, n_nodes_before) -> TreeSnapshot:
     return TreeSnapshot(boxes, seg, s["ids"][inner] >= n_nodes_before, batch[:, :2], ops)
 
 
+@fill_doc
 def add_distractors(X, n_distractors, random_state=None, *, reference=None) -> np.ndarray:
     """Append ``n_distractors`` irrelevant inputs, uniform and independent of everything.
 
@@ -143,8 +144,7 @@ def add_distractors(X, n_distractors, random_state=None, *, reference=None) -> n
         Inputs.
     n_distractors : int
         Number of irrelevant inputs to append (>= 0).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
     reference : array-like of shape (M, D), optional
         Whose ranges the distractors span (e.g. the training inputs, for a test set).
 
@@ -181,6 +181,7 @@ def _score(task, y_true, y_pred):
     return float(np.sqrt(np.mean((y_true - y_pred) ** 2)))
 
 
+@fill_doc
 def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, lifetime=5.0,
                n_distractors=0, random_state=None) -> OnlineRun:
     """Stream ``(X, y)`` in mini-batches into a Mondrian forest; compare with batch forests.
@@ -209,8 +210,7 @@ def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, li
         (:func:`add_distractors`, drawn from their own generator, so the same
         ``random_state`` gives the same forests' randomness with and without them).
         The snapshots show the plane of the two real inputs.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------
@@ -373,6 +373,7 @@ class UncertaintyMaps:
         return [k for k, r in self.growth().items() if r > 1 + tolerance]
 
 
+@fill_doc
 def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, resolution=80,
                      n_estimators=10, lifetime=5.0, random_state=None) -> UncertaintyMaps:
     """Train inside a region and map the forests' predictive spread over a larger grid.
@@ -400,8 +401,7 @@ def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, 
         Trees per forest.
     lifetime : float, default=5.0
         The Mondrian forest's lifetime.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------
@@ -452,7 +452,10 @@ class OnlineKernelRidge:
     the diagonal for each new column, then add the new rows' outer products (a
     rank-``b`` update for a batch of ``b`` points). The weights are re-solved from
     ``A`` by a Cholesky factorisation after each batch (the supplement updates the
-    factor by rank-one steps instead; the solution is the same).
+    factor by rank-one steps instead; the solution is the same). The batch learners'
+    ridge solve (``_linalg.ridge_weights``) would rebuild ``Phi^T Phi`` from every point
+    seen at each batch, so this class keeps its own system and factor, which
+    :meth:`predict` reuses for the variances; the tests check both give the same weights.
 
     Parameters
     ----------
@@ -619,6 +622,7 @@ class StreamFits:
     kernel: OnlineKernelRidge | None = field(default=None, compare=False, repr=False)
 
 
+@fill_doc
 def online_kernel_forest(X, y, *, grid, batch_size=20, n_trees=10, lifetime=10.0,
                          noise_variance=0.05, prior_variance=1.0, f=None,
                          left_to_right=False, random_state=None) -> StreamFits:
@@ -653,8 +657,7 @@ def online_kernel_forest(X, y, *, grid, batch_size=20, n_trees=10, lifetime=10.0
     left_to_right : bool, default=False
         Stream the points sorted by ``X`` (like a sensor sweeping along the axis), so
         that every batch arrives beyond the points seen so far.
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------

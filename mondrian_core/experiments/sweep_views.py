@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mondrian_core._docstrings import docfiller, params
 from mondrian_core.experiments.grids import plane_grid
 
 __all__ = ["PlaneFit", "fit_on_line", "fit_on_plane", "held_out_rmse", "predictive_on_line"]
@@ -70,7 +69,6 @@ class PlaneFit:
     upper: np.ndarray
 
 
-@docfiller({"lifetime": params(fit_on_line.__doc__, "lifetime")})
 def fit_on_plane(path, lifetime: float, X, n_grid: int = 70) -> PlaneFit:
     """Return the path's ridge fit at ``lifetime`` on a grid over the bounding box of 2-D ``X``.
 
@@ -78,7 +76,8 @@ def fit_on_plane(path, lifetime: float, X, n_grid: int = 70) -> PlaneFit:
     ----------
     path : LifetimePath
         A lifetime path (:func:`~mondrian_core.lifetime_path`) on 2-D inputs.
-    %(lifetime)s
+    lifetime : float
+        The lifetime of the fit.
     X : array-like of shape (N, 2)
         The points whose bounding box the grid spans (the training inputs).
     n_grid : int, default=70
@@ -96,7 +95,6 @@ def fit_on_plane(path, lifetime: float, X, n_grid: int = 70) -> PlaneFit:
     return PlaneFit(gx, gy, z, lower, upper)
 
 
-@docfiller({"lifetime": params(fit_on_line.__doc__, "lifetime")})
 def held_out_rmse(path, lifetime: float, X, y) -> float:
     """Return the root mean squared error of the path's fit at ``lifetime`` on ``(X, y)``.
 
@@ -104,7 +102,8 @@ def held_out_rmse(path, lifetime: float, X, y) -> float:
     ----------
     path : LifetimePath
         A lifetime path (:func:`~mondrian_core.lifetime_path`).
-    %(lifetime)s
+    lifetime : float
+        The lifetime of the fit.
     X : array-like of shape (N, D)
         Held-out inputs.
     y : array-like of shape (N,)

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mondrian_core.figures._parts import figure_builder, polyline
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -23,20 +24,22 @@ AMF_COLOUR = RED
 FIXED_COLOURS = (SERIES[2], SERIES[4])
 
 
+@figure_builder
 def weighted_depth_figure(run, *, height=520) -> go.Figure:
     """Draw the stream and AMF's fit above the weighted and the leaf depth along x.
+
+    Two rows share the x axis: the data, signal and fit above, the depths below.
 
     Parameters
     ----------
     run : AMFSignalRun
         The run.
-    height : int, default=520
-        Figure height in pixels.
+    %(builder)s
 
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        Two rows sharing the x axis.
+    References
+    ----------
+    Mourtada, Gaïffas and Scornet (2021), "AMF: Aggregated Mondrian forests for online
+    learning", JRSS-B 83(3), sections 2-3.
     """
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.06,
                         row_heights=[0.55, 0.45])
@@ -60,20 +63,23 @@ def weighted_depth_figure(run, *, height=520) -> go.Figure:
     return legend_below(fig, gap=95)
 
 
+@figure_builder
 def fits_figure(run, *, height=400) -> go.Figure:
     """Draw AMF's fit against the fixed-lifetime forests', with their errors to the signal.
+
+    The fits are drawn on the grid; the legend names carry each one's mean squared
+    error to the signal.
 
     Parameters
     ----------
     run : AMFSignalRun
         The run.
-    height : int, default=400
-        Figure height in pixels.
+    %(builder)s
 
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        The fits on the grid; legend names carry the mean squared error to the signal.
+    References
+    ----------
+    Mourtada, Gaïffas and Scornet (2021), "AMF: Aggregated Mondrian forests for online
+    learning", JRSS-B 83(3), sections 2-3.
     """
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=run.grid, y=run.truth, mode="lines", name="signal",
@@ -90,10 +96,12 @@ def fits_figure(run, *, height=400) -> go.Figure:
     return legend_below(fig, gap=95)
 
 
+@figure_builder
 def tree_weights_figure(tree, *, max_depth=14, height=460) -> go.Figure:
     """Draw one tree, its nodes shaded by the posterior that the pruning stops there.
 
-    Each node sits at (centre of its box in x, depth).
+    Each node sits at (centre of its box in x, depth); edges in grey, markers coloured
+    (white -> blue -> black) by the posterior.
 
     Parameters
     ----------
@@ -101,30 +109,30 @@ def tree_weights_figure(tree, *, max_depth=14, height=460) -> go.Figure:
         :meth:`~mondrian_core.AMFRegressor.tree_weights` of a 1-D tree.
     max_depth : int, default=14
         Deepest level drawn.
-    height : int, default=460
-        Figure height in pixels.
+    %(builder)s
 
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        Edges in grey; markers coloured (white -> blue -> black) by the posterior.
+    References
+    ----------
+    Mourtada, Gaïffas and Scornet (2021), "AMF: Aggregated Mondrian forests for online
+    learning", JRSS-B 83(3), sections 2-3.
     """
     ids, depth = tree["ids"], tree["depth"]
     centre = 0.5 * (tree["lower"][:, 0] + tree["upper"][:, 0])
     keep = depth <= max_depth
     where = {int(i): k for k, i in enumerate(ids)}
-    ex, ey = [], []
-    for k in np.flatnonzero(keep & (tree["parent"] >= 0)):
-        p = where[int(tree["parent"][k])]
-        ex += [centre[p], centre[k], None]
-        ey += [depth[p], depth[k], None]
+    child = np.flatnonzero(keep & (tree["parent"] >= 0))
+    parent = np.array([where[int(tree["parent"][k])] for k in child], dtype=int)
+    ex, ey = polyline(centre[parent], depth[parent], centre[child], depth[child])
     post = tree["posterior"]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line=dict(color=LIGHT_GREY, width=1),
-                             hoverinfo="skip", showlegend=False))
+    # named, so the chart's text description reads "parent to child: ... line pieces"
+    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", name="parent to child",
+                             line=dict(color=LIGHT_GREY, width=1), hoverinfo="skip",
+                             showlegend=False))
     order = np.argsort(post[keep])  # heavy nodes drawn last, on top
     fig.add_trace(go.Scatter(
-        x=centre[keep][order], y=depth[keep][order], mode="markers", showlegend=False,
+        x=centre[keep][order], y=depth[keep][order], mode="markers", name="nodes",
+        showlegend=False,
         marker=dict(color=post[keep][order], colorscale=SEQUENTIAL, cmin=0,
                     cmax=max(float(post.max()), 1e-12), size=7,
                     line=dict(color=GREY, width=0.5),
@@ -137,20 +145,22 @@ def tree_weights_figure(tree, *, max_depth=14, height=460) -> go.Figure:
     return styled(fig, height=height)
 
 
+@figure_builder
 def regret_figure(run, *, height=400) -> go.Figure:
     """Draw one tree's cumulative loss against the best pruning in hindsight's.
+
+    Both cumulative losses are drawn against the number of points seen.
 
     Parameters
     ----------
     run : AMFSignalRun
         The run.
-    height : int, default=400
-        Figure height in pixels.
+    %(builder)s
 
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        Both cumulative losses against the number of points seen.
+    References
+    ----------
+    Mourtada, Gaïffas and Scornet (2021), "AMF: Aggregated Mondrian forests for online
+    learning", JRSS-B 83(3), sections 2-3.
     """
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=run.t, y=run.best_loss, mode="lines",

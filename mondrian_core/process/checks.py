@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from mondrian_core._docstrings import fill_doc
 from mondrian_core._validation import check_box, check_count, check_lifetime, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.process.sampler import MAX_CELLS, NodeBuilder, cell_count, grow, guard_cells
@@ -123,6 +124,7 @@ class FirstCutCheck:
         return float(np.mean(~np.isfinite(self.times)))
 
 
+@fill_doc
 def first_cut_check(lower, upper, lifetime, n_samples=2000, random_state=None) -> FirstCutCheck:
     """Sample ``n_samples`` Mondrians on the box and test their first cut against theory.
 
@@ -139,8 +141,7 @@ def first_cut_check(lower, upper, lifetime, n_samples=2000, random_state=None) -
         The lifetime (>= 0); cuts at or after it are censored.
     n_samples : int, default=2000
         The number of independent Mondrians (>= 1).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------
@@ -282,6 +283,7 @@ def two_sample_count_pvalue(a, b, min_expected: float = 5.0) -> float:
     return float(stats.chi2_contingency(np.stack([ta, tb]), correction=False).pvalue)
 
 
+@fill_doc
 def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=500,
                        random_state=None) -> ProjectivityCheck:
     """Compare cell counts in a sub-box: Mondrians on the box restricted vs sampled there.
@@ -299,8 +301,7 @@ def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=5
         The lifetime (>= 0).
     n_samples : int, default=500
         The number of Mondrians of each kind (>= 1).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------
@@ -337,6 +338,7 @@ def projectivity_check(lower, upper, sub_lower, sub_upper, lifetime, n_samples=5
                              pvalue=two_sample_count_pvalue(restricted, direct))
 
 
+@fill_doc
 def forest_cell_counts(lower, upper, lifetime, n_samples, random_state=None) -> np.ndarray:
     """Count the cells of each of ``n_samples`` independent Mondrians on the box.
 
@@ -348,8 +350,7 @@ def forest_cell_counts(lower, upper, lifetime, n_samples, random_state=None) -> 
         The lifetime (>= 0).
     n_samples : int
         The number of Mondrians (>= 1).
-    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-        A seed or generator (see :func:`~mondrian_core.check_random_state`).
+    %(random_state)s
 
     Returns
     -------

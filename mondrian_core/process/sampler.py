@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize
 
-from mondrian_core._docstrings import docfiller, params, sections
+from mondrian_core._docstrings import docfiller, fill_doc, params, sections
 from mondrian_core._validation import (
     check_box,
     check_count,
@@ -811,8 +811,7 @@ def extend_mondrian(sample: MondrianSample, lower, upper, random_state=None, *,
     return MondrianSample._from_builder(builder, lo, hi, L)
 
 
-@docfiller({"sample": params(extend_mondrian.__doc__, "sample"),
-            "random_state": params(extend_mondrian.__doc__, "random_state")})
+@fill_doc
 def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
                     random_state=None, *, max_cells: float = MAX_CELLS) -> list[MondrianSample]:
     """Extend ``sample`` to ``[lower, upper]`` in ``n_steps`` growing boxes.
@@ -824,7 +823,8 @@ def extension_chain(sample: MondrianSample, lower, upper, n_steps: int = 6,
 
     Parameters
     ----------
-    %(sample)s
+    sample : MondrianSample
+        The sample to extend.
     lower, upper : sequence of float, length D
         The final box; it must contain the sample's box.
     n_steps : int, default=6
