@@ -378,3 +378,17 @@ CELLS = ["1", "2.5", "-3e2", "nan", "inf", "", "x", '"a,b"', "1e999", "True"]
        st.sampled_from([",", ";", "\t"]))
 def test_table_shaped_text_gives_input_error_or_valid_dataset(rows, sep):
     _check_loaded("\n".join(sep.join(r) for r in rows).encode())
+
+
+def test_toy_jumps_stretched_to_a_width_are_the_same_draws():
+    plain, wide = ds.toy_jumps_1d(40, 0.15, random_state=3), ds.toy_jumps_1d(
+        40, 0.15, random_state=3, width=4.0)
+    np.testing.assert_array_equal(wide.X, 4.0 * plain.X)
+    np.testing.assert_array_equal(wide.y, plain.y)
+    np.testing.assert_allclose(ds.toy_jumps_function(wide.X.ravel(), width=4.0), plain.f,
+                               rtol=0, atol=1e-15)
+    # the jumps move with the width: just below and at 4 * 0.25 the function jumps by 1.2
+    below, at = ds.toy_jumps_function([1.0 - 1e-9, 1.0], width=4.0)
+    assert at - below == pytest.approx(1.2, abs=1e-6)
+    with pytest.raises(InputError, match="width"):
+        ds.toy_jumps_1d(10, width=0.0)
