@@ -139,7 +139,7 @@ st.caption(
     "changes fast.")
 
 st.subheader("No lifetime to choose")
-show_figure(cached_figure(figs.fits_figure, run), "fits-of-amf-and-fixed-lifetime-forests",
+show_figure(cached_figure(figs.fits_figure, run), "fits-of-AMF-and-fixed-lifetime-forests",
             params=params)
 small, large = (run.mse(f) for f in run.fixed.values())
 st.caption(
@@ -173,7 +173,7 @@ if predict_then_reveal(
         r"its price $|T| \log 2 / \eta$: it never falls behind the best pruning by more "
         "than that price, found without hindsight."):
     show_figure(cached_figure(figs.regret_figure, run),
-                "cumulative-loss-of-amf-and-the-best-pruning", params=params)
+                "cumulative-loss-of-AMF-and-the-best-pruning", params=params)
     gap = run.amf_loss[-1] - run.best_loss[-1]
     st.caption(
         f"Cumulative loss $(\\hat y - y)^2/2$ of one tree's mixture (red) and of the best "
