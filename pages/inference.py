@@ -25,7 +25,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer_ui import defaults_inference as D
-from explorer_ui.compute import cached_with_progress
+from explorer_ui.compute import SMALL_RESULTS, cached_with_progress
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sources import Source
@@ -159,14 +159,15 @@ STARTING = "Starting\u2026"
 
 
 # Each result is computed once per server for its settings (the first data sets of a
-# stack are everyone's); the key holds every value it depends on.
+# stack are everyone's); the key holds every value it depends on. All are a few kB, and
+# every Repeat makes one: they are kept with the other small results.
 def _stack(d, n, lam, trees, J, seed, start, count):
     return cached_with_progress(
         ("inference: coverage", d, n, lam, trees, J, seed, start, count),
         lambda progress: coverage_repetitions(
             start, count, d=d, n=n, lifetime=lam, n_trees=trees, debias_order=J,
             noise=D.NOISE, level=D.LEVEL, seed=seed, progress=progress),
-        STARTING)
+        STARTING, store=SMALL_RESULTS)
 
 
 def _first_stack(d, n, lam, trees, J, seed):
@@ -179,7 +180,7 @@ def _bias_curves(d, n, trees, J, reps, seed):
         lambda progress: bias_sd_vs_lifetime(
             D.BIAS_LIFETIMES, d=d, n=n, n_trees=trees, debias_order=J, noise=D.NOISE,
             repetitions=reps, seed=seed, progress=progress),
-        STARTING)
+        STARTING, store=SMALL_RESULTS)
 
 
 def _clt_draws(d, n, lam, clt_trees, reps, seed):
@@ -188,7 +189,7 @@ def _clt_draws(d, n, lam, clt_trees, reps, seed):
         lambda progress: clt_statistics(
             d=d, n=n, lifetime=lam, n_trees=clt_trees, noise=D.NOISE, repetitions=reps,
             seed=seed, progress=progress),
-        STARTING)
+        STARTING, store=SMALL_RESULTS)
 
 
 def _rates(d, reps, seed):
@@ -196,7 +197,7 @@ def _rates(d, reps, seed):
         ("inference: rates", d, reps, seed),
         lambda progress: risk_vs_n(D.RATE_NS, d=d, repetitions=reps, noise=D.NOISE,
                                    seed=seed, progress=progress),
-        STARTING)
+        STARTING, store=SMALL_RESULTS)
 
 
 # ---------------------------------------------------------------- the coverage lab
