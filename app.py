@@ -24,5 +24,5 @@ if st.context.headers and os.environ.get("MONDRIAN_PREWARM", "1") != "0":
                           f"{st.get_option('server.baseUrlPath').rstrip('/')}")
 page = st.navigation(app_pages())
 st.html(FOCUS_CSS)  # a visible keyboard focus on every page
-with inside_app():
+with inside_app(page.title):
     page.run()

@@ -54,6 +54,10 @@ SLOTS = threading.BoundedSemaphore(2)
 # default sweep holds ~7 MB, the largest a sweep may store is MAX_STORED numbers (~320 MB);
 # the other pages' results (error curves, GP comparisons) are a few kB.
 RESULTS = SharedResults(max_entries=16, max_bytes=400 * 2**20, ttl=CACHE_TTL, slots=SLOTS)
+#: Small results (a few kB: Monte Carlo summaries) that clicks make many of, such as the
+#: inference page's *Repeat*: kept apart, so that they never push a sweep out of RESULTS.
+SMALL_RESULTS = SharedResults(max_entries=256, max_bytes=64 * 2**20, ttl=CACHE_TTL,
+                              slots=SLOTS)
 
 Progress = Callable[..., None]
 

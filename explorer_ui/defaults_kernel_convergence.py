@@ -18,6 +18,8 @@ M_MAX6 = 50
 REPEATS6 = 3
 #: Offsets added to the page's seed for each random source (one stream per chart).
 SEED_OFFSET_TREES = 1
+SEED_OFFSET_SLICE = 2
+SEED_OFFSET_LINK = 3
 SEED_OFFSET_FIGURE5 = 4
 SEED_OFFSET_FIGURE6 = 5
 #: Proposition 2's chart: grid points per side of the unit square, independent draws of

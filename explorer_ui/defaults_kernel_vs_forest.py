@@ -18,4 +18,6 @@ N_LIFETIMES = 16           #: lifetimes on the curve (log-spaced over a 300-fold
 #: joint fit interpolates the training data at middle lifetimes and falls behind the
 #: forest there (the tour's second step shows it).
 NOISE_VARIANCE = 1.0
+#: prior variance of the ridge's weights (with the standardised target: variance 1)
+PRIOR_VARIANCE = 1.0
 SEED = 0

@@ -19,3 +19,9 @@ SUB_FRACTION = (0.25, 0.75)
 #: The extension: grow the box by this factor, in this many steps.
 GROW = 2.0
 STEPS = 5
+#: Offsets added to the page's seed for each random source (one stream per chart): the
+#: cell-count chart draws at the lifetime and at twice it from two consecutive offsets.
+SEED_OFFSET_CLOCKS = 1
+SEED_OFFSET_PROJECTIVITY = 2
+SEED_OFFSET_EXTENSION = 3
+SEED_OFFSET_CELL_COUNTS = 4

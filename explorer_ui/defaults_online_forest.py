@@ -2,10 +2,7 @@
 (``tests/claims/test_online_forest.py``), so the two cannot drift apart."""
 from __future__ import annotations
 
-import numpy as np
-
 from explorer_ui.data import SPLITS, SYNTHETIC
-from mondrian_core import datasets
 
 #: Plane data set first shown, and what the data picker draws for it by default
 #: (N points, input noise, data seed: the picker's own defaults for "moons").
@@ -32,7 +29,8 @@ DISTRACTORS = 4
 STREAM_NOISE = 0.15
 NOISE_VARIANCE = 0.05
 PRIOR_VARIANCE = 1.0
-#: The 1-D toy data (on [0, 1]) stretched to [0, STREAM_WIDTH]: about as wide as the
+#: The 1-D toy data (mondrian_core.datasets.toy_jumps_1d) stretched to [0, STREAM_WIDTH]:
+#: about as wide as the
 #: plane sets, so that one lifetime gives cells of similar size in both streams.
 STREAM_WIDTH = 4.0
 #: The grid of the 1-D fits: the data's [0, STREAM_WIDTH] and a margin on each side.
@@ -50,26 +48,3 @@ MAP_POINTS = 600
 #: Grid points per axis of the uncertainty maps.
 MAP_RESOLUTION = 90
 
-
-def stream_data(n: int, seed: int):
-    """The 1-D stream's points: the toy data with jumps, stretched to [0, STREAM_WIDTH].
-
-    Parameters
-    ----------
-    n : int
-        Number of points.
-    seed : int
-        The data's seed.
-
-    Returns
-    -------
-    X : ndarray of shape (n, 1)
-    y : ndarray of shape (n,)
-    """
-    data = datasets.toy_jumps_1d(n, STREAM_NOISE, random_state=seed)
-    return data.X * STREAM_WIDTH, data.y
-
-
-def stream_truth(grid):
-    """The stream's noise-free function on ``grid`` (inputs in the stretched units)."""
-    return datasets.toy_jumps_function(np.asarray(grid) / STREAM_WIDTH)

@@ -116,13 +116,20 @@ _run = threading.local()  # each session's script runs in a thread of its own
 
 
 @contextmanager
-def inside_app():
-    """Marks the page run by app.py's navigation (see :func:`require_app_navigation`)."""
-    _run.inside_app = True
+def inside_app(title: str | None = None):
+    """Marks the page run by app.py's navigation (see :func:`require_app_navigation`);
+    ``title`` is the page's, as :func:`page_title` gives it to the page's code."""
+    _run.inside_app, _run.title = True, title
     try:
         yield
     finally:
-        _run.inside_app = False
+        _run.inside_app, _run.title = False, None
+
+
+def page_title() -> str | None:
+    """The title of the page this session is running (names its exported charts), or
+    None outside app.py's navigation (a page file run on its own, as by ``AppTest``)."""
+    return getattr(_run, "title", None)
 
 
 def require_app_navigation() -> None:

@@ -35,7 +35,7 @@ from mondrian_core.cost import (
 from mondrian_core.figures.sweep import split_sizes
 from mondrian_core.sweep import lifetime_for_cells
 
-#: The sweep pages fit on train and pick the lifetime on validation (60/20/20).
+#: The sweep pages fit on train and pick the lifetime on validation (``SPLITS["validate"]``).
 TRAIN_FRACTION = SPLITS["validate"][0]
 
 
@@ -70,8 +70,9 @@ def sweep_sizes(trees: int, cells: int) -> tuple[int, int]:
     return n_trees, n_cells
 
 
-def pick_data(container, sizes, *, seed_container=None, default_lifetime=5.0):
-    """Data source (the shared picker) and a seeded 60/20/20 split.
+def pick_data(container, sizes, *, default_seed, default_lifetime, seed_container=None):
+    """Data source (the shared picker) and a seeded train/validation/test split
+    (``SPLITS["validate"]``).
 
     One seed draws everything random: the synthetic data, the split and the Mondrians
     (the picker shows no "Data seed" of its own). The seed widget goes in
@@ -80,7 +81,8 @@ def pick_data(container, sizes, *, seed_container=None, default_lifetime=5.0):
 
     ``sizes`` are the trees and cells per tree of this run (:func:`sweep_sizes`): the
     synthetic N sliders stop at the most points a sweep of that size can use within the
-    time budget.
+    time budget. ``default_seed`` and ``default_lifetime`` (the synthetic data's true
+    lifetime) are the page's defaults.
 
     Returns (train, val, test, data, key, seed); ``data`` is the whole set (its name,
     true lifetime and what identifies it in exports), ``key`` identifies it for caching.
@@ -88,7 +90,7 @@ def pick_data(container, sizes, *, seed_container=None, default_lifetime=5.0):
     data_box = container.container()
     seed_box = container.container() if seed_container is None else seed_container
     # the seed is drawn first (the data depend on it) but shown where seed_box sits
-    seed = seed_control("seed", default=0, container=seed_box)
+    seed = seed_control("seed", default=default_seed, container=seed_box)
     seed_box.caption("The seed draws the data, the split and the Mondrians.")
     fits = largest_sweep_points(*sizes)
     data = data_source_picker("data", kinds=REGRESSION_KINDS, container=data_box,
@@ -100,8 +102,7 @@ def pick_data(container, sizes, *, seed_container=None, default_lifetime=5.0):
     return train, val, test, data, key, seed
 
 
-def model_controls(container, train, sizes, *, trees=50, cells=60, noise_variance=0.01,
-                   prior_variance=1.0):
+def model_controls(container, train, sizes, *, trees, cells, noise_variance, prior_variance):
     """Mondrian sweep settings; returns them as a dict: ``n_trees``, ``cells``,
     ``terminal_lifetime``, ``noise_variance``, ``prior_variance``.
 
@@ -174,11 +175,12 @@ def figure_params(data, settings, seed, **more):
 
 
 def show_split(train, val, test, data, seed):
+    split_text = "/".join(f"{100 * f:.0f}" for f in SPLITS["validate"])
     show_figure(split_sizes({"train": train.n_samples, "validation": val.n_samples,
                              "test": test.n_samples}), "split",
                 params={**data_params(data), "seed": seed})
     st.caption(f"**{plain(data.name)}**: {train.n_samples} train / {val.n_samples} validation / "
-               f"{test.n_samples} test points (random 60/20/20 split from the seed). The sweep "
+               f"{test.n_samples} test points (random {split_text} split from the seed). The sweep "
                "fits on train, picks the lifetime on validation; test is held out.")
 
 

@@ -12,6 +12,7 @@ import streamlit as st
 
 from explorer_ui.echo import plain
 from explorer_ui.handout import handout_button, spoken_js
+from explorer_ui.navigation import page_title
 from explorer_ui.sources import Source, sources_markdown
 from explorer_ui.tour import Tour, leave_tour
 from mondrian_core.errors import InputError
@@ -236,7 +237,13 @@ def share_link(container=st) -> None:
 #: The session-state key of the app-wide "chart downloads" choice (see chart_format_control).
 CHART_FORMAT_KEY = "chart_format"
 _CHART_FORMATS = {"PNG (2x)": "png", "SVG": "svg"}
-_PAGE_KEY = "_chart_page"
+#: Plotly's toolbar buttons a chart leaves out. Each button is a tab stop (eight per chart
+#: by default, about forty on a five-chart page); a student needs the camera (saving the
+#: picture) and the reset after a drag-to-zoom, which dragging keeps doing without them.
+MODEBAR_REMOVED = ("zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d",
+                   "autoScale2d", "hoverClosestCartesian", "hoverCompareCartesian",
+                   "toggleSpikelines", "zoom3d", "pan3d", "orbitRotation", "tableRotation",
+                   "resetCameraLastSave3d", "hoverClosest3d")
 #: Height of a page's main chart in projector mode: at least 60% of the viewport on
 #: projectors up to 1920x1080 (a chart's height is set in pixels, not in viewport units).
 PROJECTOR_CHART_HEIGHT = 660
@@ -296,7 +303,7 @@ def show_figure(fig, name: str, *, params: dict | None = None, key: str | None =
     page's main chart, which projector mode makes taller.
     """
     fmt = _CHART_FORMATS.get(st.session_state.get(CHART_FORMAT_KEY), "png")
-    filename = figure_filename(name, params, page=st.session_state.get(_PAGE_KEY))
+    filename = figure_filename(name, params, page=page_title())
     label, text = chart_text(fig, name)
     projector = projector_mode()
     shown = for_display(fig, projector=projector,
@@ -306,7 +313,7 @@ def show_figure(fig, name: str, *, params: dict | None = None, key: str | None =
     # theme=None: the figure keeps the app's own template (Streamlit's chart theme
     # would restyle it and drop the right-hand frame line).
     kwargs.setdefault("theme", None)
-    config = toolbar_config(filename, fmt)
+    config = {**toolbar_config(filename, fmt), "modeBarButtonsToRemove": list(MODEBAR_REMOVED)}
     # one container per chart: the page's script (_CHART_NAMES_JS) names the chart and
     # points it at the description beside it
     with st.container(gap="small"):
@@ -453,7 +460,6 @@ def page_header(title: str, intro: str, *, tour: Tour | None = None,
 
     Call it before the page's widgets: it applies the tour step in the URL.
     """
-    st.session_state[_PAGE_KEY] = title  # names the page's exported charts
     if tour is not None:
         tour.start()
     st.html(_PAGE_CSS)

@@ -121,8 +121,10 @@ with user_errors():
         run = _run(signal, n, noise, trees, eta, seed)
 params = {"signal": signal, "n": n, "noise": noise, "trees": trees, "eta": eta, "seed": seed}
 
-show_figure(cached_figure(figs.weighted_depth_figure, run), "weighted-depth", params=params,
-            main=True)
+# no chart here has a title: its name is what a screen reader announces, so it says
+# what the chart shows
+show_figure(cached_figure(figs.weighted_depth_figure, run),
+            "signal-and-the-weighted-depth-along-x", params=params, main=True)
 rough, smooth = (stretch_mean(run.grid, run.depth, s) for s in (D.ROUGH, D.SMOOTH))
 leaf_rough, leaf_smooth = (stretch_mean(run.grid, run.leaf_depth, s)
                            for s in (D.ROUGH, D.SMOOTH))
@@ -137,7 +139,8 @@ st.caption(
     "changes fast.")
 
 st.subheader("No lifetime to choose")
-show_figure(cached_figure(figs.fits_figure, run), "fits", params=params)
+show_figure(cached_figure(figs.fits_figure, run), "fits-of-AMF-and-fixed-lifetime-forests",
+            params=params)
 small, large = (run.mse(f) for f in run.fixed.values())
 st.caption(
     f"The same stream into Mondrian forests of {trees} trees at a fixed lifetime "
@@ -146,7 +149,8 @@ st.caption(
     "which needed no lifetime.")
 
 st.subheader("One tree, shaded by its aggregation weights")
-show_figure(cached_figure(figs.tree_weights_figure, run.tree), "tree-weights", params=params)
+show_figure(cached_figure(figs.tree_weights_figure, run.tree),
+            "posterior-weight-of-each-node-of-one-tree", params=params)
 st.caption(
     "A tree grown point by point (each node at the centre of its points' range, root at "
     "the top, depths up to 14 drawn), each node shaded by the posterior probability that "
@@ -168,7 +172,8 @@ if predict_then_reveal(
         "exp-concave loss the mixture's cumulative loss is at most any pruning's plus "
         r"its price $|T| \log 2 / \eta$: it never falls behind the best pruning by more "
         "than that price, found without hindsight."):
-    show_figure(cached_figure(figs.regret_figure, run), "regret", params=params)
+    show_figure(cached_figure(figs.regret_figure, run),
+                "cumulative-loss-of-AMF-and-the-best-pruning", params=params)
     gap = run.amf_loss[-1] - run.best_loss[-1]
     st.caption(
         f"Cumulative loss $(\\hat y - y)^2/2$ of one tree's mixture (red) and of the best "

@@ -25,7 +25,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer_ui import defaults_inference as D
-from explorer_ui.cache import CACHE_TTL
+from explorer_ui.compute import SMALL_RESULTS, cached_with_progress
 from explorer_ui.figure_cache import cached_figure
 from explorer_ui.navigation import require_app_navigation
 from explorer_ui.sources import Source
@@ -154,52 +154,50 @@ side.divider()
 seed = seed_control("seed", default=D.SEED, container=side)
 
 
-def _progress_bar():
-    """A progress bar created inside the cached function (so cache replays stay valid)."""
-    bar = st.progress(0.0, text="Starting\u2026")
-
-    def progress(fraction, text):
-        bar.progress(min(max(fraction, 0.0), 1.0), text=text)
-
-    return bar, progress
+#: The progress bar's text until the experiment reports its own ("Data set 3 of 40").
+STARTING = "Starting\u2026"
 
 
-@st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
-def first_stack(d, n, lam, trees, J, seed):
-    bar, progress = _progress_bar()
-    stack = coverage_repetitions(0, D.INITIAL_REPETITIONS, d=d, n=n, lifetime=lam,
-                                 n_trees=trees, debias_order=J, noise=D.NOISE,
-                                 level=D.LEVEL, seed=seed, progress=progress)
-    bar.empty()
-    return stack
+# Each result is computed once per server for its settings (the first data sets of a
+# stack are everyone's); the key holds every value it depends on. All are a few kB, and
+# every Repeat makes one: they are kept with the other small results.
+def _stack(d, n, lam, trees, J, seed, start, count):
+    return cached_with_progress(
+        ("inference: coverage", d, n, lam, trees, J, seed, start, count),
+        lambda progress: coverage_repetitions(
+            start, count, d=d, n=n, lifetime=lam, n_trees=trees, debias_order=J,
+            noise=D.NOISE, level=D.LEVEL, seed=seed, progress=progress),
+        STARTING, store=SMALL_RESULTS)
 
 
-@st.cache_data(max_entries=10, ttl=CACHE_TTL, show_spinner=False)
-def bias_curves(d, n, trees, J, reps, seed):
-    bar, progress = _progress_bar()
-    curves = bias_sd_vs_lifetime(D.BIAS_LIFETIMES, d=d, n=n, n_trees=trees, debias_order=J,
-                                 noise=D.NOISE, repetitions=reps, seed=seed,
-                                 progress=progress)
-    bar.empty()
-    return curves
+def _first_stack(d, n, lam, trees, J, seed):
+    return _stack(d, n, lam, trees, J, seed, 0, D.INITIAL_REPETITIONS)
 
 
-@st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
-def clt_draws(d, n, lam, clt_trees, reps, seed):
-    bar, progress = _progress_bar()
-    draws = clt_statistics(d=d, n=n, lifetime=lam, n_trees=clt_trees, noise=D.NOISE,
-                           repetitions=reps, seed=seed, progress=progress)
-    bar.empty()
-    return draws
+def _bias_curves(d, n, trees, J, reps, seed):
+    return cached_with_progress(
+        ("inference: bias and sd", d, n, trees, J, reps, seed),
+        lambda progress: bias_sd_vs_lifetime(
+            D.BIAS_LIFETIMES, d=d, n=n, n_trees=trees, debias_order=J, noise=D.NOISE,
+            repetitions=reps, seed=seed, progress=progress),
+        STARTING, store=SMALL_RESULTS)
 
 
-@st.cache_data(max_entries=6, ttl=CACHE_TTL, show_spinner=False)
-def rates(d, reps, seed):
-    bar, progress = _progress_bar()
-    curves = risk_vs_n(D.RATE_NS, d=d, repetitions=reps, noise=D.NOISE,
-                       seed=seed, progress=progress)
-    bar.empty()
-    return curves
+def _clt_draws(d, n, lam, clt_trees, reps, seed):
+    return cached_with_progress(
+        ("inference: central limit theorem", d, n, lam, clt_trees, reps, seed),
+        lambda progress: clt_statistics(
+            d=d, n=n, lifetime=lam, n_trees=clt_trees, noise=D.NOISE, repetitions=reps,
+            seed=seed, progress=progress),
+        STARTING, store=SMALL_RESULTS)
+
+
+def _rates(d, reps, seed):
+    return cached_with_progress(
+        ("inference: rates", d, reps, seed),
+        lambda progress: risk_vs_n(D.RATE_NS, d=d, repetitions=reps, noise=D.NOISE,
+                                   seed=seed, progress=progress),
+        STARTING, store=SMALL_RESULTS)
 
 
 # ---------------------------------------------------------------- the coverage lab
@@ -208,7 +206,7 @@ params = dict(d=d, n=n, lam=lam, B=trees, J=J, seed=seed)
 with user_errors():
     if st.session_state.get("inference_stack", (None,))[0] != settings:
         # a new setting starts a new stack (the first data sets are shared by everyone)
-        st.session_state["inference_stack"] = (settings, first_stack(*settings))
+        st.session_state["inference_stack"] = (settings, _first_stack(*settings))
     stack = st.session_state["inference_stack"][1]
 
 row = st.container(horizontal=True, vertical_alignment="center", gap="small")
@@ -221,15 +219,11 @@ restart = row.button("Start over", icon=":material/restart_alt:", key="restart",
 if repeat_one or repeat_many:
     count = 1 if repeat_one else D.BATCH
     with user_errors():
-        bar, progress = _progress_bar()
-        more = coverage_repetitions(stack.lower.shape[0], count, d=d, n=n, lifetime=lam,
-                                    n_trees=trees, debias_order=J, noise=D.NOISE,
-                                    level=D.LEVEL, seed=seed, progress=progress)
-        bar.empty()
+        more = _stack(*settings, stack.lower.shape[0], count)
     stack = stack.extended(more)
     st.session_state["inference_stack"] = (settings, stack)
 elif restart:
-    stack = first_stack(*settings)
+    stack = _first_stack(*settings)
     st.session_state["inference_stack"] = (settings, stack)
 
 summary = coverage_summary(stack)
@@ -264,7 +258,7 @@ if predict_then_reveal(
         r"removes the $1/\lambda^2$ term, so the debiased bias falls like $1/\lambda^4$ "
         r"(by 16; with $J = 2$ like $1/\lambda^6$)."):
     with user_errors():
-        curves = bias_curves(d, n, trees, J, bias_reps, seed)
+        curves = _bias_curves(d, n, trees, J, bias_reps, seed)
     show_figure(cached_figure(bias_sd_figure, curves), "bias-sd",
                 params=dict(d=d, n=n, B=trees, J=J, seed=seed))
     st.caption(
@@ -279,7 +273,7 @@ st.subheader("The central limit theorem, and too few trees")
 clt_trees = url_slider("Trees $B$ for the histogram", "clt_trees", min_value=1,
                        max_value=300, default=D.CLT_TREES)
 with user_errors():
-    draws = clt_draws(d, n, lam, clt_trees, clt_reps, seed)
+    draws = _clt_draws(d, n, lam, clt_trees, clt_reps, seed)
 # the name is the chart's accessible name when it has no title: words, not an acronym
 show_figure(cached_figure(clt_figure, draws), "central-limit-theorem",
             params=dict(d=d, n=n, lam=lam, B=clt_trees, seed=seed))
@@ -293,7 +287,7 @@ st.caption(
 # ---------------------------------------------------------------- rates
 st.subheader("Why forests beat trees: the rates")
 with user_errors():
-    risk = rates(d, rate_reps, seed)
+    risk = _rates(d, rate_reps, seed)
 show_figure(cached_figure(rates_figure, risk), "error-rates-of-trees-and-forests",
             params=dict(d=d, seed=seed))
 st.caption(

@@ -146,13 +146,13 @@ def _kernels(n: int, lifetime: float, n_trees: int, seed: int):
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
 def _slice(lifetime: float, n_trees: int, seed: int):
-    return kernel_slice(lifetime, feature_counts(n_trees), random_state=seed + 2)
+    return kernel_slice(lifetime, feature_counts(n_trees), random_state=seed + D.SEED_OFFSET_SLICE)
 
 
 @st.cache_data(max_entries=20, ttl=CACHE_TTL, show_spinner=False)
 def _link(n: int, lifetime: float, n_trees: int, seed: int):
     return laplace_link_pairs(_points(n, seed), lifetime, n_trees, n_pairs=400,
-                              random_state=seed + 3)
+                              random_state=seed + D.SEED_OFFSET_LINK)
 
 
 def _figure5(n: int, lifetime: float, m_max: int, repeats: int, seed: int):

@@ -130,7 +130,7 @@ def _path(data, n_trees, terminal, n_lifetimes, noise, seed):
     train, test = split(data, "test", seed)
     return kernel_vs_forest_path(train.X, train.y, test.X, test.y,
                                  lifetime_grid(terminal, n_lifetimes), n_trees=n_trees,
-                                 noise_variance=noise, prior_variance=1.0, random_state=seed)
+                                 noise_variance=noise, prior_variance=D.PRIOR_VARIANCE, random_state=seed)
 
 
 def _sgd(data, n_trees, terminal, n_lifetimes, noise, seed):
@@ -139,7 +139,7 @@ def _sgd(data, n_trees, terminal, n_lifetimes, noise, seed):
         train, test = split(data, "test", seed)
         return paper_sgd_path(train.X, train.y, test.X, test.y,
                               lifetime_grid(terminal, n_lifetimes), n_trees=n_trees,
-                              noise_variance=noise, prior_variance=1.0, random_state=seed,
+                              noise_variance=noise, prior_variance=D.PRIOR_VARIANCE, random_state=seed,
                               progress=progress)
 
     return cached_with_progress(
@@ -151,7 +151,7 @@ def _sgd(data, n_trees, terminal, n_lifetimes, noise, seed):
 def _weights(data, n_trees, terminal, lifetime, noise, seed):
     train, test = split(data, "test", seed)
     return kernel_forest_weights(train.X, train.y, test.X, test.y, lifetime, n_trees=n_trees,
-                                 noise_variance=noise, prior_variance=1.0, random_state=seed,
+                                 noise_variance=noise, prior_variance=D.PRIOR_VARIANCE, random_state=seed,
                                  terminal_lifetime=terminal)
 
 

@@ -37,14 +37,14 @@ from explorer_ui.widgets import (
 )
 from mondrian_core import lifetime_posterior
 from mondrian_core.errors import InputError
-from mondrian_core.experiments.sweep_views import predictive_on_line
+from mondrian_core.experiments.sweep_views import (
+    MIXTURE_FITS,
+    exact_posterior_on_sweep,
+    lowest_exact_lifetime,
+    predictive_on_line,
+)
 from mondrian_core.figures.posterior import lifetime_posteriors, posterior_view, posterior_vs_trees
 from mondrian_core.figures.sweep import fitted_function_1d, log_marginal_likelihood_vs_lifetime
-from mondrian_core.laplace_posterior import (
-    exact_grid_size,
-    laplace_lifetime_posterior,
-    truncated_grid,
-)
 from mondrian_core.posterior import make_prior
 
 require_app_navigation()
@@ -146,7 +146,8 @@ seed_box.divider()
 with user_errors():
     sizes = sweep_sizes(D.TREES, D.CELLS)
     train, val, test, data, key, seed = pick_data(
-        data_box, sizes, seed_container=seed_box, default_lifetime=D.TRUE_LIFETIME)
+        data_box, sizes, seed_container=seed_box, default_seed=D.SEED,
+        default_lifetime=D.TRUE_LIFETIME)
     true_lifetime = data.true_lifetime
     model_box.divider()
     settings = model_controls(model_box, train, sizes, trees=D.TREES, cells=D.CELLS,
@@ -192,11 +193,8 @@ prior_params = figure_params(data, settings, seed, prior=prior_text, level=level
 @st.cache_data(max_entries=8, ttl=CACHE_TTL,
                show_spinner="Computing the exact Laplace-GP posterior\u2026")
 def _exact(key, seed, prior_key, noise_variance, prior_variance, terminal, _train, _prior):
-    """The exact posterior on the sweep's range; fewer grid lifetimes for large N (one
-    N x N Cholesky each: ~0.3 s at N = 3,000), so that it stays within seconds."""
-    grid = truncated_grid(_prior, terminal, n_grid=exact_grid_size(_train.n_samples))
-    return laplace_lifetime_posterior(_train.X, _train.y, _prior, noise_variance=noise_variance,
-                                      prior_variance=prior_variance, grid=grid)
+    return exact_posterior_on_sweep(_train.X, _train.y, _prior, terminal,
+                                    noise_variance=noise_variance, prior_variance=prior_variance)
 
 
 exact, exact_message = None, None
@@ -208,7 +206,7 @@ except InputError as err:
     exact_message = str(err)
 
 with user_errors():
-    grid_lo = truncated_grid(prior, T, n_grid=3)[0]
+    grid_lo = lowest_exact_lifetime(prior, T)
 view = posterior_view(post, prior, T, exact, lower=grid_lo)
 main_fig = cached_figure(
     lifetime_posteriors, view.edges, view.mondrian_mass, view.prior_grid, view.prior_density,
@@ -308,14 +306,9 @@ with st.expander(r"The evidence: $\log p(y \mid X, \lambda)$ at every cut"):
                r"flexible, the Occam factor (the log-determinant) penalises it.")
 
 
-#: At most this many fits in the predictive mixture (each a separate solve; a many-tree
-#: posterior spreads over thousands of intervals): stratified over the posterior.
-PREDICTIVE_FITS = 16
-
-
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner="Mixing the fits over lifetimes\u2026")
 def _predictive(key, settings_items, seed, prior_key, _post, _X):
-    return predictive_on_line(_post, _X, max_components=PREDICTIVE_FITS)
+    return predictive_on_line(_post, _X, max_components=MIXTURE_FITS)
 
 
 def _show_predictive():
@@ -328,7 +321,7 @@ def _show_predictive():
                               band_label="\u00b12 std of f"),
                 "predictive", params=prior_params)
     st.caption(r"Mean and $\pm 2$ standard deviations of the latent function under the "
-               rf"mixture over lifetimes (the fits at up to {PREDICTIVE_FITS} lifetimes, one "
+               rf"mixture over lifetimes (the fits at up to {MIXTURE_FITS} lifetimes, one "
                r"per equal share of the posterior mass). The band includes the spread "
                r"between lifetimes as well as each fit's own uncertainty.")
 

@@ -124,7 +124,8 @@ data_box, model_box, seed_box = side.container(), side.container(), side.contain
 with user_errors():
     sizes = sweep_sizes(defaults.N_TREES, defaults.CELLS)
     train, val, test, data, key, seed = pick_data(
-        data_box, sizes, seed_container=seed_box, default_lifetime=defaults.TRUE_LIFETIME)
+        data_box, sizes, seed_container=seed_box, default_seed=defaults.SEED,
+        default_lifetime=defaults.TRUE_LIFETIME)
     model_box.divider()
     settings = model_controls(model_box, train, sizes, trees=defaults.N_TREES,
                               cells=defaults.CELLS,

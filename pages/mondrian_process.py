@@ -135,27 +135,30 @@ def _sample(width: float, height: float, lifetime: float, seed: int):
 
 @st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def _clocks(width, height, lifetime, seed, n_samples):
-    return first_cut_check([0.0, 0.0], [width, height], lifetime, n_samples, seed + 1)
+    return first_cut_check([0.0, 0.0], [width, height], lifetime, n_samples,
+                            seed + D.SEED_OFFSET_CLOCKS)
 
 
 @st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def _projectivity(width, height, lifetime, seed, sub_x, sub_y, n_samples):
     return projectivity_check([0.0, 0.0], [width, height], [sub_x[0], sub_y[0]],
-                              [sub_x[1], sub_y[1]], lifetime, n_samples, seed + 2)
+                              [sub_x[1], sub_y[1]], lifetime, n_samples,
+                              seed + D.SEED_OFFSET_PROJECTIVITY)
 
 
 @st.cache_data(max_entries=32, ttl=CACHE_TTL, show_spinner=False)
 def _extension(width, height, lifetime, seed, grow, steps):
     sample = _sample(width, height, lifetime, seed)
     dx, dy = (grow - 1) * width / 2, (grow - 1) * height / 2
-    return extension_chain(sample, [-dx, -dy], [width + dx, height + dy], steps, seed + 3)
+    return extension_chain(sample, [-dx, -dy], [width + dx, height + dy], steps,
+                           seed + D.SEED_OFFSET_EXTENSION)
 
 
 @st.cache_data(max_entries=16, ttl=CACHE_TTL, show_spinner=False)
 def _cell_counts(width, height, lifetime, seed):
     """Cells of many Mondrians at the lifetime and at twice it (independent draws)."""
     box = ([0.0, 0.0], [width, height])
-    counts = {t: forest_cell_counts(*box, t, D.N_COUNT, seed + 4 + k)
+    counts = {t: forest_cell_counts(*box, t, D.N_COUNT, seed + D.SEED_OFFSET_CELL_COUNTS + k)
               for k, t in enumerate((lifetime, 2 * lifetime))}
     return counts, {t: expected_cells(*box, t) for t in counts}
 

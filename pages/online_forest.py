@@ -48,7 +48,7 @@ from explorer_ui.widgets import (
 from mondrian_core import datasets
 from mondrian_core.cost import check_online_cost
 from mondrian_core.errors import InputError
-from mondrian_core.experiments.grids import padded_box
+from mondrian_core.experiments.grids import line_grid, padded_box
 from mondrian_core.experiments.online import (
     GROWTH_FAR,
     GROWTH_TOLERANCE,
@@ -117,11 +117,13 @@ def _run(train, test, batch, lifetime, n_trees, seed, k_irr=0):
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)
 def _stream(n, batch, lifetime, n_trees, seed):
-    grid = np.linspace(*D.GRID)
-    return online_kernel_forest(*D.stream_data(n, seed), grid=grid, batch_size=batch,
+    stream = datasets.toy_jumps_1d(n, D.STREAM_NOISE, random_state=seed, width=D.STREAM_WIDTH)
+    grid = line_grid(*D.GRID).ravel()
+    return online_kernel_forest(stream.X, stream.y, grid=grid, batch_size=batch,
                                 n_trees=n_trees, lifetime=lifetime,
                                 noise_variance=D.NOISE_VARIANCE, prior_variance=D.PRIOR_VARIANCE,
-                                f=D.stream_truth(grid), left_to_right=True, random_state=seed)
+                                f=datasets.toy_jumps_function(grid, width=D.STREAM_WIDTH),
+                                left_to_right=True, random_state=seed)
 
 
 @st.cache_data(max_entries=8, ttl=CACHE_TTL, show_spinner=False)

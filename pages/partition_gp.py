@@ -21,7 +21,6 @@ density, not the paper's joint one.
 """
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from explorer_ui import defaults_partition_gp as D
@@ -53,6 +52,7 @@ from mondrian_core.experiments.gp_experiments import (
     posterior_curves,
     sorted_kernel_matrix,
 )
+from mondrian_core.experiments.grids import line_grid
 from mondrian_core.figures.gp import (
     cg_convergence_figure,
     comparison_figure,
@@ -272,7 +272,7 @@ seed = seed_control(default=D.SEED, container=side)
 
 with user_errors():
     X, y = _toy(n_points, seed)
-    grid = np.linspace(*D.GRID)[:, None]
+    grid = line_grid(*D.GRID)
     truth = toy_jumps_function(grid.ravel())
 
     # -------------------------------------------------------- posteriors (Figure 1): main

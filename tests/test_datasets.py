@@ -401,3 +401,17 @@ def test_donoho_johnstone_stream_is_its_signal_plus_the_asked_noise(name):
     assert not np.array_equal(other.X, d.X)
     quiet = donoho_johnstone_1d(name, n=50, noise_std=0.0, random_state=0)
     np.testing.assert_array_equal(quiet.y, quiet.f)
+
+
+def test_toy_jumps_stretched_to_a_width_are_the_same_draws():
+    plain, wide = ds.toy_jumps_1d(40, 0.15, random_state=3), ds.toy_jumps_1d(
+        40, 0.15, random_state=3, width=4.0)
+    np.testing.assert_array_equal(wide.X, 4.0 * plain.X)
+    np.testing.assert_array_equal(wide.y, plain.y)
+    np.testing.assert_allclose(ds.toy_jumps_function(wide.X.ravel(), width=4.0), plain.f,
+                               rtol=0, atol=1e-15)
+    # the jumps move with the width: just below and at 4 * 0.25 the function jumps by 1.2
+    below, at = ds.toy_jumps_function([1.0 - 1e-9, 1.0], width=4.0)
+    assert at - below == pytest.approx(1.2, abs=1e-6)
+    with pytest.raises(InputError, match="width"):
+        ds.toy_jumps_1d(10, width=0.0)

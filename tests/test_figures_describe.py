@@ -111,3 +111,21 @@ def test_csv_is_tidy_one_row_per_point_with_the_axes_as_columns():
     panels.add_trace(go.Scatter(x=[3], y=[4], name="q"), row=1, col=2)
     assert figure_table(panels) == (["panel", "series", "x", "y"],
                                     [["A", "p", "1", "2"], ["B", "q", "3", "4"]])
+
+
+def test_a_level_says_its_value_and_an_interval_bar_its_ends():
+    # an interval drawn as a bar above the curves: its height is where it is drawn only
+    # (its hover shows x alone), so a listener hears its ends; a truth drawn across the
+    # chart and a flat prior cut by the chart's range say their value
+    fig = go.Figure([
+        go.Scatter(x=np.geomspace(0.4, 29.2, 20), y=np.full(20, 0.145), name="prior"),
+        go.Scatter(x=[4.51, 5.6, 6.91], y=[0.8, 0.8, 0.8], name="95% interval",
+                   mode="lines+markers", hovertemplate="%{x:.3g}<extra></extra>"),
+        go.Scatter(x=[0.4, 40.0], y=[0.3, 0.3], name="truth", hoverinfo="skip")])
+    fig.update_layout(xaxis=dict(type="log", range=[np.log10(0.4), np.log10(40.0)],
+                                 title="lifetime λ"))
+    text = describe_figure(fig)
+    assert "95% interval: lifetime λ 4.51 to 6.91" in text
+    assert "prior constant at 0.145 from the chart's left edge to lifetime λ 29.2" in text
+    assert "truth constant at 0.3 across the chart" in text
+    assert "0.8" not in text and "level at" not in text

@@ -2,7 +2,7 @@
 indexed [y, x]; ``padded_box`` widens the data's box on every side."""
 import numpy as np
 
-from mondrian_core.experiments.grids import padded_box, plane_grid
+from mondrian_core.experiments.grids import line_grid, padded_box, plane_grid
 
 
 def test_plane_grid_reshapes_to_rows_of_y():
@@ -21,3 +21,9 @@ def test_padded_box_adds_a_fraction_of_each_side():
     lo, hi = padded_box(X, fraction=0.1)
     np.testing.assert_allclose(lo, [-0.2, 4.9])
     np.testing.assert_allclose(hi, [2.2, 6.1])
+
+
+def test_line_grid_is_a_column_of_evenly_spaced_inputs():
+    grid = line_grid(-0.4, 4.4, 241)
+    assert grid.shape == (241, 1)
+    np.testing.assert_array_equal(grid.ravel(), np.linspace(-0.4, 4.4, 241))

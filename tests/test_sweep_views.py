@@ -73,3 +73,27 @@ def test_predictive_on_line_is_the_posterior_mixture_over_the_data_range():
                         max_components=4)
     np.testing.assert_array_equal(mean, m)
     np.testing.assert_array_equal(std, s)
+
+
+def test_exact_posterior_on_sweep_is_the_laplace_posterior_on_the_truncated_grid():
+    from mondrian_core.errors import InputError
+    from mondrian_core.experiments.sweep_views import (
+        exact_posterior_on_sweep,
+        lowest_exact_lifetime,
+    )
+    from mondrian_core.laplace_posterior import laplace_lifetime_posterior, truncated_grid
+    from mondrian_core.posterior import make_prior
+
+    X, y, _ = _path(1)
+    prior = make_prior("log-uniform", low=0.05, high=20.0)
+    exact = exact_posterior_on_sweep(X, y, prior, 12.0, noise_variance=0.05,
+                                     prior_variance=1.0)
+    # 60 points: the grid's full size (it thins only from N = 600 on)
+    slow = laplace_lifetime_posterior(X, y, prior, noise_variance=0.05, prior_variance=1.0,
+                                      grid=truncated_grid(prior, 12.0, n_grid=160))
+    np.testing.assert_array_equal(exact.lifetimes, slow.lifetimes)
+    np.testing.assert_allclose(exact.density, slow.density, rtol=1e-12)
+    assert lowest_exact_lifetime(prior, 12.0) == exact.lifetimes[0]
+    with pytest.raises(InputError):
+        exact_posterior_on_sweep([[np.nan]], [1.0], prior, 12.0, noise_variance=0.05,
+                                 prior_variance=1.0)

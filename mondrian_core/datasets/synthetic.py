@@ -243,35 +243,46 @@ def laplace_gp(n, n_dims=1, lifetime=5.0, noise_std=0.1, random_state=None,
         true_lifetime=lifetime, f=f, noise_std=noise_std)
 
 
-def toy_jumps_function(x) -> np.ndarray:
-    """Evaluate the noise-free function of :func:`toy_jumps_1d` on [0, 1].
+def toy_jumps_function(x, width=1.0) -> np.ndarray:
+    """Evaluate the noise-free function of :func:`toy_jumps_1d` on [0, ``width``].
 
-    Smooth pieces joined by three jumps (at x = 0.25, 0.5 and 0.8), so a
-    stationary kernel has to choose between smoothing the jumps and overfitting
-    the smooth parts, while piecewise-constant partition kernels adapt.
+    Smooth pieces joined by three jumps (at x = 0.25, 0.5 and 0.8 times ``width``), so
+    a stationary kernel has to choose between smoothing the jumps and overfitting the
+    smooth parts, while piecewise-constant partition kernels adapt.
 
     Parameters
     ----------
     x : array-like of float
-        Points in [0, 1].
+        Points in [0, ``width``].
+    width : float > 0, default=1.0
+        The inputs' range: the function on [0, 1] stretched to [0, ``width``].
 
     Returns
     -------
     ndarray
         The function values, shaped like ``x``.
+
+    Raises
+    ------
+    InputError
+        If ``width`` is not a positive number.
     """
+    width = check_real(width, "width", strict=True)
     x = np.asarray(x, dtype=np.float64)
+    if width != 1.0:
+        x = x / width
     smooth = 0.6 * np.sin(2.5 * np.pi * x) + 0.8 * x
     jumps = 1.2 * (x >= 0.25) - 1.8 * (x >= 0.5) + 1.0 * (x >= 0.8)
     return smooth + jumps
 
 
 @fill_doc
-def toy_jumps_1d(n=150, noise_std=0.15, random_state=None) -> Dataset:
+def toy_jumps_1d(n=150, noise_std=0.15, random_state=None, width=1.0) -> Dataset:
     """Draw a noisy 1-D regression set with jumps, like Figure 1 of Davies and Ghahramani.
 
     X uniform on [0, 1] with a gap (no points in [0.6, 0.7]) so that posterior
-    uncertainty between data shows; y = :func:`toy_jumps_function` (x) + noise.
+    uncertainty between data shows; y = :func:`toy_jumps_function` (x) + noise. With
+    ``width`` the inputs are stretched to [0, ``width``] (the same draws, the same y).
 
     Parameters
     ----------
@@ -280,6 +291,8 @@ def toy_jumps_1d(n=150, noise_std=0.15, random_state=None) -> Dataset:
     noise_std : float, default=0.15
         Standard deviation of the Gaussian noise (>= 0).
     %(random_state)s
+    width : float > 0, default=1.0
+        The inputs' range [0, ``width``].
 
     Returns
     -------
@@ -298,17 +311,19 @@ def toy_jumps_1d(n=150, noise_std=0.15, random_state=None) -> Dataset:
     """
     n = check_count(n, "n", minimum=2, maximum=MAX_SYNTHETIC_POINTS)
     noise_std = check_real(noise_std, "noise_std")
+    width = check_real(width, "width", strict=True)
     rng = check_random_state(random_state)
     # uniform on [0, 0.6) U [0.7, 1] (length 0.9): shift the draws above 0.6 by 0.1
     u = 0.9 * rng.random(n)
     x = np.where(u < 0.6, u, u + 0.1)
     f = toy_jumps_function(x)
     y = f + noise_std * rng.standard_normal(n)
+    at = ", ".join(f"{width * c:g}" for c in (0.25, 0.5, 0.8))
     return Dataset(
-        X=x[:, None], y=y, name="toy jumps 1-D",
-        description=("Synthetic: piecewise-smooth function with jumps at x = 0.25, 0.5, 0.8 and "
-                     f"a data gap on [0.6, 0.7], noise std {noise_std:g} "
-                     "(like Davies & Ghahramani 2014, Fig. 1)."),
+        X=x[:, None] * width if width != 1.0 else x[:, None], y=y, name="toy jumps 1-D",
+        description=(f"Synthetic: piecewise-smooth function with jumps at x = {at} and "
+                     f"a data gap on [{0.6 * width:g}, {0.7 * width:g}], noise std "
+                     f"{noise_std:g} (like Davies & Ghahramani 2014, Fig. 1)."),
         feature_names=("x",), target_name="y", f=f, noise_std=noise_std)
 
 

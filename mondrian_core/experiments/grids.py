@@ -1,10 +1,28 @@
-"""Where the pages evaluate a learner to draw it: a plane of points over a box, and a
-box around data with a margin."""
+"""Where the pages evaluate a learner to draw it: points along a line, a plane of points
+over a box, and a box around data with a margin."""
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plane_grid", "padded_box"]
+__all__ = ["line_grid", "plane_grid", "padded_box"]
+
+
+def line_grid(start: float, stop: float, n: int) -> np.ndarray:
+    """Return ``n`` evenly spaced points from ``start`` to ``stop`` as a column of 1-D inputs.
+
+    Parameters
+    ----------
+    start, stop : float
+        The first and the last point.
+    n : int
+        The number of points.
+
+    Returns
+    -------
+    ndarray of shape (n, 1)
+        The points, one per row.
+    """
+    return np.linspace(start, stop, n)[:, None]
 
 
 def plane_grid(lower, upper, n: int):

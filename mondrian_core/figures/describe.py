@@ -48,6 +48,12 @@ class Series:
         A heatmap's matrix, else None.
     x_title, y_title, z_title : str
         The axes' titles and the colour bar's (with units), "" when untitled.
+    x_shown : tuple (low, high, log) or None
+        The x range the chart shows, in axis units (decades on a log axis, ``log``
+        True), None when not known.
+    y_is_position : bool
+        Whether the trace's y is only where it is drawn, not a value: its hover shows x
+        alone (a credible interval drawn as a bar above the curves).
     """
 
     panel: str
@@ -59,6 +65,8 @@ class Series:
     x_title: str
     y_title: str
     z_title: str
+    x_shown: tuple[float, float, bool] | None = None
+    y_is_position: bool = False
 
 
 def _plain(text) -> str:
@@ -134,9 +142,13 @@ def _panel_titles(fig: go.Figure) -> dict[str, str]:
     return titles
 
 
-def _axis_title(fig: go.Figure, ref: str | None, letter: str) -> str:
+def _axis(fig: go.Figure, ref: str | None, letter: str):
     key = f"{letter}axis{(ref or letter)[1:]}"
-    axis = fig.layout[key] if key in fig.layout else None
+    return fig.layout[key] if key in fig.layout else None
+
+
+def _axis_title(fig: go.Figure, ref: str | None, letter: str) -> str:
+    axis = _axis(fig, ref, letter)
     return _plain(axis.title.text) if axis is not None and axis.title is not None else ""
 
 
@@ -156,6 +168,26 @@ def _kind(trace) -> str:
     if "lines" in mode:
         return "segments" if gaps else "line"
     return "points"
+
+
+def _x_shown(fig: go.Figure, xref: str) -> tuple[float, float, bool] | None:
+    """The x range an axis shows, in its own units (decades on a log axis), and whether
+    it is logarithmic: its set range, else the extent of the numbers its traces draw."""
+    axis = _axis(fig, xref, "x")
+    log = axis is not None and axis.type == "log"
+    shown = axis.range if axis is not None else None
+    if shown is not None and None not in shown:
+        return float(shown[0]), float(shown[1]), log
+    xs = [a[np.isfinite(a)] for t in fig.data if (getattr(t, "xaxis", None) or "x") == xref
+          for a in [array(getattr(t, "x", None))] if _numeric(a)]
+    xs = [a[a > 0] if log else a for a in xs]
+    xs = [np.log10(a) if log else a for a in xs if a.size]
+    return (float(min(a.min() for a in xs)), float(max(a.max() for a in xs)), log) if xs else None
+
+
+def _hover_shows_x_only(trace) -> bool:
+    template = getattr(trace, "hovertemplate", None) or ""
+    return "%{x" in template and "%{y" not in template
 
 
 def chart_series(fig: go.Figure) -> list[Series]:
@@ -205,7 +237,9 @@ def chart_series(fig: go.Figure) -> list[Series]:
             if x is None:
                 x = np.arange(len(y), dtype=float)
         out.append(Series(panel, name, kind, x,
-                          y if y is not None else np.array([]), z, x_title, y_title, z_title))
+                          y if y is not None else np.array([]), z, x_title, y_title, z_title,
+                          x_shown=_x_shown(fig, xref),
+                          y_is_position=_hover_shows_x_only(trace)))
     return out
 
 
@@ -259,15 +293,36 @@ def _line_clause(s: Series) -> str:
         return f"{s.name} {number(y[0])} at {_at(s, idx[0])}"
     lo, hi = int(np.argmin(y)), int(np.argmax(y))
     if y[lo] == y[hi] and _numeric(s.x):  # a level line: an interval, a flat prior
-        xs = s.x[idx]
-        return (f"{s.name} spans {_short(s.x_title) or 'x'} {number(xs.min())} to "
-                f"{number(xs.max())}, level at {number(y[0])}")
+        return _level_clause(s, s.x[idx], y[0])
     if y[-1] == y[lo] and y[0] == y[hi]:
         return f"{s.name} falls from {number(y[0])} to {number(y[-1])}"
     if y[-1] == y[hi] and y[0] == y[lo]:
         return f"{s.name} rises from {number(y[0])} to {number(y[-1])}"
     return (f"{s.name} is lowest, {number(y[lo])}, at {_at(s, idx[lo])} and highest, "
             f"{number(y[hi])}, at {_at(s, idx[hi])}")
+
+
+def _level_clause(s: Series, xs: np.ndarray, level: float) -> str:
+    """A horizontal line. An interval drawn as a bar says its ends: its height is only
+    where it is drawn. A level (a truth, a flat density) says its value, and its ends
+    only where they fall inside the chart: an end at the chart's edge is not the line's
+    end (a prior cut by the chart's range)."""
+    xname = _short(s.x_title) or "x"
+    low, high = number(xs.min()), number(xs.max())
+    if s.y_is_position:
+        return f"{s.name}: {xname} {low} to {high}"
+    from_left = to_right = False
+    if s.x_shown is not None:
+        first, last, log = s.x_shown
+        ends = np.log10(np.maximum([xs.min(), xs.max()], 1e-300)) if log else [xs.min(), xs.max()]
+        # an end within 2% of the range of an edge is at it (plotly pads a range by more)
+        near = 0.02 * (last - first)
+        from_left, to_right = ends[0] - first <= near, last - ends[1] <= near
+    where = ("across the chart" if from_left and to_right else
+             f"from the chart's left edge to {xname} {high}" if from_left else
+             f"from {xname} {low} to the chart's right edge" if to_right else
+             f"from {xname} {low} to {high}")
+    return f"{s.name} constant at {number(level)} {where}"
 
 
 def _clause(s: Series, count: int = 1) -> str:

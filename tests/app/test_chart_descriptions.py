@@ -110,3 +110,23 @@ def test_every_chart_has_a_description_whose_numbers_it_draws(page):
         wrong = [n for n in numbers if not _matches(n, drawn, words)]
         assert not wrong, (wrong, text)
         assert at.get("download_button"), "no data download"
+
+
+def test_charts_keep_few_toolbar_buttons_and_the_camera():
+    """Each toolbar button is a tab stop: a chart keeps the camera (and the reset after a
+    drag-zoom) and drops Plotly's other buttons."""
+    at = run_page("pages/mondrian_process.py")
+    assert_clean(at)
+    config = json.loads(at.get("plotly_chart")[0].proto.config)
+    removed = set(config["modeBarButtonsToRemove"])
+    assert {"zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d"} <= removed
+    assert "toImage" not in removed and config["toImageButtonOptions"]["format"] == "png"
+
+
+def test_the_page_title_comes_from_the_navigation_that_runs_the_page():
+    from explorer_ui.navigation import inside_app, page_title
+
+    assert page_title() is None  # a page file run on its own
+    with inside_app("Mondrian process"):
+        assert page_title() == "Mondrian process"
+    assert page_title() is None

@@ -41,7 +41,7 @@ def _paths(data, n_lifetimes=D.N_LIFETIMES, n_trees=D.N_TREES, noise=D.NOISE_VAR
         out.append(kernel_vs_forest_path(train.X, train.y, test.X, test.y,
                                          lifetime_grid(D.LARGEST_LIFETIME, n_lifetimes),
                                          n_trees=n_trees, noise_variance=noise,
-                                         prior_variance=1.0, random_state=seed))
+                                         prior_variance=D.PRIOR_VARIANCE, random_state=seed))
     return out
 
 
@@ -83,7 +83,7 @@ def test_weights_answer_at_the_kernel_best_lifetime_is_the_kernel(data, paths):
         train, test = _split(data, seed)
         lam = float(f"{path.lifetimes[path.best_kernel_index]:.4g}")  # as the page
         w = kernel_forest_weights(train.X, train.y, test.X, test.y, lam, n_trees=D.N_TREES,
-                                  noise_variance=D.NOISE_VARIANCE, prior_variance=1.0,
+                                  noise_variance=D.NOISE_VARIANCE, prior_variance=D.PRIOR_VARIANCE,
                                   random_state=seed, terminal_lifetime=D.LARGEST_LIFETIME)
         assert w.wider() == "kernel", (seed, w.spread_ratio)
         # one tree of the kernel alone fits the training data worse than one of the forest

@@ -35,10 +35,19 @@ def train_test():
 def stream(train_test):
     """The page's 1-D stream: as many points as the plane stream, in the same batches."""
     grid = np.linspace(*D.GRID)
-    return online_kernel_forest(*D.stream_data(len(train_test[0].X), D.SEED), grid=grid,
+    data = _stream_data(len(train_test[0].X), D.SEED)
+    return online_kernel_forest(data.X, data.y, grid=grid,
                                 batch_size=D.BATCH, n_trees=D.TREES, lifetime=D.LIFETIME,
                                 noise_variance=D.NOISE_VARIANCE, prior_variance=D.PRIOR_VARIANCE,
-                                f=D.stream_truth(grid), left_to_right=True, random_state=D.SEED)
+                                f=_stream_truth(grid), left_to_right=True, random_state=D.SEED)
+
+
+def _stream_data(n, seed):
+    return datasets.toy_jumps_1d(n, D.STREAM_NOISE, random_state=seed, width=D.STREAM_WIDTH)
+
+
+def _stream_truth(grid):
+    return datasets.toy_jumps_function(grid, width=D.STREAM_WIDTH)
 
 
 def test_online_kernel_ends_at_the_batch_fit_with_the_same_trees(stream):
@@ -151,10 +160,11 @@ def test_mid_stream_uncertainty_beyond_the_seen_points_over_seeds(train_test):
     grid = np.linspace(*D.GRID)
     noise_sd = np.sqrt(D.NOISE_VARIANCE)
     for seed in SEEDS:
+        data = _stream_data(len(train_test[0].X), seed)
         stream = online_kernel_forest(
-            *D.stream_data(len(train_test[0].X), seed), grid=grid, batch_size=D.BATCH,
+            data.X, data.y, grid=grid, batch_size=D.BATCH,
             n_trees=D.TREES, lifetime=D.LIFETIME, noise_variance=D.NOISE_VARIANCE,
-            prior_variance=D.PRIOR_VARIANCE, f=D.stream_truth(grid), left_to_right=True,
+            prior_variance=D.PRIOR_VARIANCE, f=_stream_truth(grid), left_to_right=True,
             random_state=seed)
         step = D.STEP - 1
         last = stream.X[stream.n_seen[step] - 1, 0]
