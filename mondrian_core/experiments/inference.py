@@ -35,6 +35,7 @@ from mondrian_core._validation import (
 )
 from mondrian_core.errors import InputError
 from mondrian_core.forest.debiased import (
+    _cell_members,
     check_cell_query,
     debias_weights,
     default_lifetime_ratios,
@@ -632,6 +633,44 @@ class RiskCurves:
     theory: dict
 
 
+def _cells_in_turn(x, sizes, lifetimes, rng):
+    """The cells of ``x`` of forests of ``sizes[r]`` trees at ``lifetimes[r]``, drawn as
+    :func:`sample_cells_at` called once per forest in turn would draw them (one draw of
+    the exponentials: the same stream), stacked: lower and upper of shape (sum, d)."""
+    d = x.size
+    E = rng.standard_exponential(2 * d * int(np.sum(sizes)))
+    lower, upper, at = [], [], 0
+    for size, lifetime in zip(sizes, lifetimes):
+        Er = E[at:at + 2 * size * d].reshape(2, size, d) / lifetime
+        at += Er.size
+        lower.append(x - np.minimum(Er[0], x))
+        upper.append(x + np.minimum(Er[1], 1.0 - x))
+    return np.concatenate(lower), np.concatenate(upper)
+
+
+def _cell_means(U, y, cells):
+    """Each cell's mean response (0 for an empty cell): the one-tree estimates that
+    :func:`forest_at_point` sums, for many cells of one data set at once.
+
+    The points are sorted once by their first coordinate, so each cell's candidates are
+    one slice; in one dimension the slice is the cell and its sum a difference of prefix
+    sums (in extended precision, so the difference loses nothing to the running total).
+    """
+    lower, upper = cells
+    order = np.argsort(U[:, 0], kind="stable")
+    first = U[order, 0]
+    if U.shape[1] == 1:
+        start = np.searchsorted(first, lower[:, 0], side="left")
+        end = np.searchsorted(first, upper[:, 0], side="right")
+        prefix = np.concatenate([[0.0], np.cumsum(y[order], dtype=np.longdouble)])
+        counts = end - start
+        sums = (prefix[end] - prefix[start]).astype(float)
+    else:
+        cell, idx, counts = _cell_members(U, order, first, lower, upper)
+        sums = np.bincount(cell, weights=y[idx], minlength=lower.shape[0])
+    return np.where(counts > 0, sums / np.maximum(counts, 1), 0.0)
+
+
 @docfiller({"seed_progress": params(bias_sd_vs_lifetime.__doc__, "seed", "progress")})
 def risk_vs_n(ns, *, d: int = 1, repetitions: int = 100, noise: float = 1.0,
               where: float = 1 / 3, scale: float = 3.0, seed: int = 0,
@@ -690,20 +729,23 @@ def risk_vs_n(ns, *, d: int = 1, repetitions: int = 100, noise: float = 1.0,
     for i, n in enumerate(ns):
         rng = np.random.default_rng([seed, int(n)])
         B = int(np.ceil(n ** (2 / 3)))
+        # every cell of a data set, in the order forest_at_point's loop would draw them
+        # (TREE_DRAWS single trees, the forest, the debiased forests): one draw of the
+        # exponentials is the same stream as the calls one by one
+        sizes = [1] * TREE_DRAWS + [B] * (1 + ratios.size)
+        scales = ([lifetimes["tree"][i]] * TREE_DRAWS + [lifetimes["forest"][i]]
+                  + [lifetimes["debiased forest"][i] * a for a in ratios])
         for k in range(R):
             X, y = _draw(rng, int(n), d, noise)
+            means = _cell_means(X, y, _cells_in_turn(x, sizes, scales, rng))
             # one tree's error is heavy-tailed: the root mean square of TREE_DRAWS
             # independent trees on this data set (each a draw of (data, tree)), so the
             # curve shows the mean squared error rather than its noise
-            tree_sq = [(forest_at_point(X, y, [sample_cells_at(x, lifetimes["tree"][i], 1,
-                                                               rng)], [1.0]).estimate
-                        - truth) ** 2 for _ in range(TREE_DRAWS)]
-            err["tree"][i, k] = np.sqrt(np.mean(tree_sq))
-            plain = sample_cells_at(x, lifetimes["forest"][i], B, rng)
-            err["forest"][i, k] = forest_at_point(X, y, [plain], [1.0]).estimate - truth
-            deb = [sample_cells_at(x, lifetimes["debiased forest"][i] * a, B, rng)
-                   for a in ratios]
-            err["debiased forest"][i, k] = forest_at_point(X, y, deb, omega).estimate - truth
+            err["tree"][i, k] = np.sqrt(np.mean((means[:TREE_DRAWS] - truth) ** 2))
+            forests = np.add.reduceat(means[TREE_DRAWS:], np.arange(0, B * (1 + ratios.size),
+                                                                    B)) / B
+            err["forest"][i, k] = forests[0] - truth
+            err["debiased forest"][i, k] = float(np.sum(omega * forests[1:])) - truth
         if progress is not None:
             progress((i + 1) / ns.size, f"n = {int(n):,} ({i + 1} of {ns.size})")
     risk = {k: np.mean(err[k] ** 2, axis=1) for k in names}

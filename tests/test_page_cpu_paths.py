@@ -1,0 +1,65 @@
+"""The fast paths behind the pages' CPU per new link (issue 25, item 6) against the slow
+obvious computations they replace: the same numbers (to rounding) from the same draws."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mondrian_core.experiments import inference as inf
+from mondrian_core.forest.debiased import (
+    debias_weights,
+    default_lifetime_ratios,
+    forest_at_point,
+    sample_cells_at,
+)
+
+
+def _risk_errors_one_call_per_forest(ns, d, R, noise, where, scale, seed):
+    """risk_vs_n's errors as one forest_at_point call per tree and forest."""
+    ns = np.asarray(ns)
+    x = inf.query_point(d, where)
+    truth = inf.regression_function(x[None])[0]
+    ratios = default_lifetime_ratios(1)
+    omega = debias_weights(ratios)
+    err = {k: np.empty((ns.size, R)) for k in inf.RATE_EXPONENTS}
+    life = {"tree": scale * ns ** (1 / (d + 2)), "forest": scale * ns ** (1 / (d + 4)),
+            "debiased forest": scale * ns ** (1 / (d + 8))}
+    for i, n in enumerate(ns):
+        rng = np.random.default_rng([seed, int(n)])
+        B = int(np.ceil(n ** (2 / 3)))
+        for k in range(R):
+            X, y = inf._draw(rng, int(n), d, noise)
+            sq = [(forest_at_point(X, y, [sample_cells_at(x, life["tree"][i], 1, rng)],
+                                   [1.0]).estimate - truth) ** 2
+                  for _ in range(inf.TREE_DRAWS)]
+            err["tree"][i, k] = np.sqrt(np.mean(sq))
+            plain = sample_cells_at(x, life["forest"][i], B, rng)
+            err["forest"][i, k] = forest_at_point(X, y, [plain], [1.0]).estimate - truth
+            deb = [sample_cells_at(x, life["debiased forest"][i] * a, B, rng) for a in ratios]
+            err["debiased forest"][i, k] = forest_at_point(X, y, deb, omega).estimate - truth
+    return err
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_risk_vs_n_batched_cells_match_one_call_per_forest(d):
+    ns, R = [30, 200, 700], 4
+    slow = _risk_errors_one_call_per_forest(ns, d, R, 1.0, 1 / 3, 3.0, 7)
+    fast = inf.risk_vs_n(ns, d=d, repetitions=R, seed=7)
+    for key, errors in slow.items():
+        np.testing.assert_allclose(fast.risk[key], np.mean(errors ** 2, axis=1),
+                                   rtol=1e-12, atol=0)
+        np.testing.assert_allclose(fast.risk_se[key],
+                                   np.std(errors ** 2, axis=1, ddof=1) / np.sqrt(R),
+                                   rtol=1e-10, atol=0)
+
+
+def test_cell_means_match_forest_at_point_with_empty_cells():
+    rng = np.random.default_rng(3)
+    for d, lifetime in ((1, 300.0), (3, 8.0)):  # cells this small: some are empty
+        X, y = rng.random((60, d)), rng.standard_normal(60)
+        lower, upper = sample_cells_at(np.full(d, 0.2), lifetime, 25, rng)
+        means = inf._cell_means(X, y, (lower, upper))
+        slow = [forest_at_point(X, y, [(lower[b:b + 1], upper[b:b + 1])], [1.0]).estimate
+                for b in range(25)]
+        assert np.any(means == 0.0) and np.any(means != 0.0)
+        np.testing.assert_allclose(means, slow, rtol=1e-13, atol=1e-15)
