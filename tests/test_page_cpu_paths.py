@@ -63,3 +63,32 @@ def test_cell_means_match_forest_at_point_with_empty_cells():
                 for b in range(25)]
         assert np.any(means == 0.0) and np.any(means != 0.0)
         np.testing.assert_allclose(means, slow, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_forest_estimates_match_forest_at_point_on_the_same_stream(d):
+    x, ratios = inf.query_point(d), default_lifetime_ratios(2)
+    fast_rng, slow_rng = np.random.default_rng(11), np.random.default_rng(11)
+    X, y = inf._draw(fast_rng, 300, d, 1.0)
+    inf._draw(slow_rng, 300, d, 1.0)
+    fast = inf._forest_estimates(x, X, y, 40, 6.0 * ratios, fast_rng)
+    cells = [sample_cells_at(x, 6.0 * a, 40, slow_rng) for a in ratios]
+    slow = forest_at_point(X, y, cells, debias_weights(ratios)).forest_estimates
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-15)
+    assert fast_rng.random() == slow_rng.random()  # the stream is left where it was
+
+
+def test_clt_statistics_match_one_forest_at_point_call_per_data_set():
+    kw = dict(d=1, n=200, lifetime=5.0, n_trees=30, repetitions=6, seed=3)
+    fast = inf.clt_statistics(**kw)
+    ratios = default_lifetime_ratios(0)
+    x = inf.query_point(1)
+    rng = np.random.default_rng([3, 30])
+    slow = []
+    for _ in range(6):
+        X, y = inf._draw(rng, 200, 1, 1.0)
+        cells = [sample_cells_at(x, 5.0 * a, 30, rng) for a in ratios]
+        slow.append(forest_at_point(X, y, cells, debias_weights(ratios)).estimate)
+    centre = inf.regression_function(x[None])[0] + inf.limit_bias(5.0, 1)
+    np.testing.assert_allclose(fast.statistics, np.sqrt(200 / 5.0) * (np.array(slow) - centre),
+                               rtol=1e-11, atol=1e-13)

@@ -440,13 +440,59 @@ class BiasSdCurves:
     debias_order: int
 
 
+def _cells_in_turn(x, sizes, lifetimes, rng):
+    """The cells of ``x`` of forests of ``sizes[r]`` trees at ``lifetimes[r]``, drawn as
+    :func:`sample_cells_at` called once per forest in turn would draw them (one draw of
+    the exponentials: the same stream), stacked: lower and upper of shape (sum, d)."""
+    d = x.size
+    E = rng.standard_exponential(2 * d * int(np.sum(sizes)))
+    lower, upper, at = [], [], 0
+    for size, lifetime in zip(sizes, lifetimes):
+        Er = E[at:at + 2 * size * d].reshape(2, size, d) / lifetime
+        at += Er.size
+        lower.append(x - np.minimum(Er[0], x))
+        upper.append(x + np.minimum(Er[1], 1.0 - x))
+    return np.concatenate(lower), np.concatenate(upper)
+
+
+def _cell_means(U, y, cells):
+    """Each cell's mean response (0 for an empty cell): the one-tree estimates that
+    :func:`forest_at_point` sums, for many cells of one data set at once.
+
+    The points are sorted once by their first coordinate, so each cell's candidates are
+    one slice; in one dimension the slice is the cell and its sum a difference of prefix
+    sums (in extended precision, so the difference loses nothing to the running total).
+    """
+    lower, upper = cells
+    order = np.argsort(U[:, 0], kind="stable")
+    first = U[order, 0]
+    if U.shape[1] == 1:
+        start = np.searchsorted(first, lower[:, 0], side="left")
+        end = np.searchsorted(first, upper[:, 0], side="right")
+        prefix = np.concatenate([[0.0], np.cumsum(y[order], dtype=np.longdouble)])
+        counts = end - start
+        sums = (prefix[end] - prefix[start]).astype(float)
+    else:
+        cell, idx, counts = _cell_members(U, order, first, lower, upper)
+        sums = np.bincount(cell, weights=y[idx], minlength=lower.shape[0])
+    return np.where(counts > 0, sums / np.maximum(counts, 1), 0.0)
+
+
+
+def _forest_estimates(x, X, y, n_trees, lifetimes, rng):
+    """The estimates at ``x`` of forests of ``n_trees`` at each of ``lifetimes``, their
+    cells drawn in turn: ``forest_at_point``'s ``forest_estimates``, without weights."""
+    lifetimes = np.asarray(lifetimes, dtype=float)
+    sizes = [n_trees] * lifetimes.size
+    return _cell_means(X, y, _cells_in_turn(x, sizes, lifetimes, rng)).reshape(
+        lifetimes.size, n_trees).mean(axis=1)
+
+
 def _estimates(rng, x, d, n, lifetime, n_trees, ratios, omega, noise):
-    """One data set's plain and debiased estimates at x (and the debiased sum_w2)."""
+    """One data set's plain and debiased estimates at x."""
     X, y = _draw(rng, n, d, noise)
-    forests = [sample_cells_at(x, lifetime * a, n_trees, rng) for a in ratios]
-    plain = forest_at_point(X, y, forests[:1], [1.0])
-    debiased = forest_at_point(X, y, forests, omega)
-    return plain.estimate, debiased.estimate
+    forests = _forest_estimates(x, X, y, n_trees, lifetime * ratios, rng)
+    return forests[0], float(np.sum(omega * forests))
 
 
 def bias_sd_vs_lifetime(lifetimes, *, d: int = 1, n: int = 1000, n_trees: int = 100,
@@ -582,8 +628,7 @@ def clt_statistics(*, d: int = 1, n: int = 1000, lifetime: float = 10.0, n_trees
     out = np.empty(R)
     for k in range(R):
         X, y = _draw(rng, n, d, noise)
-        forests = [sample_cells_at(x, lifetime * a, n_trees, rng) for a in ratios]
-        out[k] = forest_at_point(X, y, forests, omega).estimate
+        out[k] = np.sum(omega * _forest_estimates(x, X, y, n_trees, lifetime * ratios, rng))
         if progress is not None and (k + 1) % 20 == 0:
             progress((k + 1) / R, f"Data set {k + 1} of {R}")
     V = variance_constant(d, ratios)
@@ -632,43 +677,6 @@ class RiskCurves:
     slope: dict
     theory: dict
 
-
-def _cells_in_turn(x, sizes, lifetimes, rng):
-    """The cells of ``x`` of forests of ``sizes[r]`` trees at ``lifetimes[r]``, drawn as
-    :func:`sample_cells_at` called once per forest in turn would draw them (one draw of
-    the exponentials: the same stream), stacked: lower and upper of shape (sum, d)."""
-    d = x.size
-    E = rng.standard_exponential(2 * d * int(np.sum(sizes)))
-    lower, upper, at = [], [], 0
-    for size, lifetime in zip(sizes, lifetimes):
-        Er = E[at:at + 2 * size * d].reshape(2, size, d) / lifetime
-        at += Er.size
-        lower.append(x - np.minimum(Er[0], x))
-        upper.append(x + np.minimum(Er[1], 1.0 - x))
-    return np.concatenate(lower), np.concatenate(upper)
-
-
-def _cell_means(U, y, cells):
-    """Each cell's mean response (0 for an empty cell): the one-tree estimates that
-    :func:`forest_at_point` sums, for many cells of one data set at once.
-
-    The points are sorted once by their first coordinate, so each cell's candidates are
-    one slice; in one dimension the slice is the cell and its sum a difference of prefix
-    sums (in extended precision, so the difference loses nothing to the running total).
-    """
-    lower, upper = cells
-    order = np.argsort(U[:, 0], kind="stable")
-    first = U[order, 0]
-    if U.shape[1] == 1:
-        start = np.searchsorted(first, lower[:, 0], side="left")
-        end = np.searchsorted(first, upper[:, 0], side="right")
-        prefix = np.concatenate([[0.0], np.cumsum(y[order], dtype=np.longdouble)])
-        counts = end - start
-        sums = (prefix[end] - prefix[start]).astype(float)
-    else:
-        cell, idx, counts = _cell_members(U, order, first, lower, upper)
-        sums = np.bincount(cell, weights=y[idx], minlength=lower.shape[0])
-    return np.where(counts > 0, sums / np.maximum(counts, 1), 0.0)
 
 
 @docfiller({"seed_progress": params(bias_sd_vs_lifetime.__doc__, "seed", "progress")})
