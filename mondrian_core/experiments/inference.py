@@ -461,7 +461,8 @@ def _cell_means(U, y, cells):
 
     The points are sorted once by their first coordinate, so each cell's candidates are
     one slice; in one dimension the slice is the cell and its sum a difference of prefix
-    sums (in extended precision, so the difference loses nothing to the running total).
+    sums, kept in long double (80-bit on x86) so that a difference of two running totals
+    keeps the cell sum's digits.
     """
     lower, upper = cells
     order = np.argsort(U[:, 0], kind="stable")
