@@ -53,15 +53,16 @@ def test_risk_vs_n_batched_cells_match_one_call_per_forest(d):
                                    rtol=1e-10, atol=0)
 
 
-def test_cell_means_match_forest_at_point_with_empty_cells():
+def test_forest_means_match_forest_at_point_with_empty_cells():
     rng = np.random.default_rng(3)
     for d, lifetime in ((1, 300.0), (3, 8.0)):  # cells this small: some are empty
         X, y = rng.random((60, d)), rng.standard_normal(60)
         lower, upper = sample_cells_at(np.full(d, 0.2), lifetime, 25, rng)
-        means = inf._cell_means(X, y, (lower, upper))
-        slow = [forest_at_point(X, y, [(lower[b:b + 1], upper[b:b + 1])], [1.0]).estimate
-                for b in range(25)]
-        assert np.any(means == 0.0) and np.any(means != 0.0)
+        trees = [(lower[b:b + 1], upper[b:b + 1]) for b in range(25)]
+        means = inf._forest_means(X, y, trees + [(lower, upper)])
+        slow = [forest_at_point(X, y, [tree], [1.0]).estimate for tree in trees]
+        slow.append(forest_at_point(X, y, [(lower, upper)], [1.0]).estimate)
+        assert np.any(means[:25] == 0.0) and np.any(means[:25] != 0.0)
         np.testing.assert_allclose(means, slow, rtol=1e-13, atol=1e-15)
 
 

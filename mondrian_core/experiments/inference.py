@@ -35,7 +35,6 @@ from mondrian_core._validation import (
 )
 from mondrian_core.errors import InputError
 from mondrian_core.forest.debiased import (
-    _cell_members,
     check_cell_query,
     debias_weights,
     default_lifetime_ratios,
@@ -443,50 +442,48 @@ class BiasSdCurves:
 def _cells_in_turn(x, sizes, lifetimes, rng):
     """The cells of ``x`` of forests of ``sizes[r]`` trees at ``lifetimes[r]``, drawn as
     :func:`sample_cells_at` called once per forest in turn would draw them (one draw of
-    the exponentials: the same stream), stacked: lower and upper of shape (sum, d)."""
+    the exponentials: the same stream): a list of (lower, upper) per forest."""
     d = x.size
     E = rng.standard_exponential(2 * d * int(np.sum(sizes)))
-    lower, upper, at = [], [], 0
+    forests, at = [], 0
     for size, lifetime in zip(sizes, lifetimes):
         Er = E[at:at + 2 * size * d].reshape(2, size, d) / lifetime
         at += Er.size
-        lower.append(x - np.minimum(Er[0], x))
-        upper.append(x + np.minimum(Er[1], 1.0 - x))
-    return np.concatenate(lower), np.concatenate(upper)
+        forests.append((x - np.minimum(Er[0], x), x + np.minimum(Er[1], 1.0 - x)))
+    return forests
 
 
-def _cell_means(U, y, cells):
-    """Each cell's mean response (0 for an empty cell): the one-tree estimates that
-    :func:`forest_at_point` sums, for many cells of one data set at once.
+def _forest_means(U, y, forests):
+    """Each forest's estimate: :func:`forest_at_point`'s ``forest_estimates``, without
+    the interval's weights.
 
-    The points are sorted once by their first coordinate, so each cell's candidates are
-    one slice; in one dimension the slice is the cell and its sum a difference of prefix
-    sums, kept in long double (80-bit on x86) so that a difference of two running totals
-    keeps the cell sum's digits.
+    In one dimension the points are sorted once, a cell's points are one slice and its
+    sum a difference of prefix sums, kept in long double (80-bit on x86) so that a
+    difference of two running totals keeps the cell sum's digits; a forest's estimate
+    is the mean of its cells' means (an empty cell counts 0). Otherwise
+    :func:`forest_at_point` with every forest at once (one sort of the points).
     """
-    lower, upper = cells
+    if U.shape[1] > 1:
+        return forest_at_point(U, y, forests, np.ones(len(forests))).forest_estimates
+    lower = np.concatenate([lo[:, 0] for lo, _ in forests])
+    upper = np.concatenate([hi[:, 0] for _, hi in forests])
     order = np.argsort(U[:, 0], kind="stable")
     first = U[order, 0]
-    if U.shape[1] == 1:
-        start = np.searchsorted(first, lower[:, 0], side="left")
-        end = np.searchsorted(first, upper[:, 0], side="right")
-        prefix = np.concatenate([[0.0], np.cumsum(y[order], dtype=np.longdouble)])
-        counts = end - start
-        sums = (prefix[end] - prefix[start]).astype(float)
-    else:
-        cell, idx, counts = _cell_members(U, order, first, lower, upper)
-        sums = np.bincount(cell, weights=y[idx], minlength=lower.shape[0])
-    return np.where(counts > 0, sums / np.maximum(counts, 1), 0.0)
-
+    start = np.searchsorted(first, lower, side="left")
+    end = np.searchsorted(first, upper, side="right")
+    prefix = np.concatenate([[0.0], np.cumsum(y[order], dtype=np.longdouble)])
+    counts = end - start
+    means = np.where(counts > 0, (prefix[end] - prefix[start]).astype(float)
+                     / np.maximum(counts, 1), 0.0)
+    sizes = np.array([lo.shape[0] for lo, _ in forests])
+    return np.add.reduceat(means, np.cumsum(sizes) - sizes) / sizes
 
 
 def _forest_estimates(x, X, y, n_trees, lifetimes, rng):
     """The estimates at ``x`` of forests of ``n_trees`` at each of ``lifetimes``, their
-    cells drawn in turn: ``forest_at_point``'s ``forest_estimates``, without weights."""
+    cells drawn in turn."""
     lifetimes = np.asarray(lifetimes, dtype=float)
-    sizes = [n_trees] * lifetimes.size
-    return _cell_means(X, y, _cells_in_turn(x, sizes, lifetimes, rng)).reshape(
-        lifetimes.size, n_trees).mean(axis=1)
+    return _forest_means(X, y, _cells_in_turn(x, [n_trees] * lifetimes.size, lifetimes, rng))
 
 
 def _estimates(rng, x, d, n, lifetime, n_trees, ratios, omega, noise):
@@ -746,13 +743,12 @@ def risk_vs_n(ns, *, d: int = 1, repetitions: int = 100, noise: float = 1.0,
                   + [lifetimes["debiased forest"][i] * a for a in ratios])
         for k in range(R):
             X, y = _draw(rng, int(n), d, noise)
-            means = _cell_means(X, y, _cells_in_turn(x, sizes, scales, rng))
+            means = _forest_means(X, y, _cells_in_turn(x, sizes, scales, rng))
             # one tree's error is heavy-tailed: the root mean square of TREE_DRAWS
             # independent trees on this data set (each a draw of (data, tree)), so the
             # curve shows the mean squared error rather than its noise
             err["tree"][i, k] = np.sqrt(np.mean((means[:TREE_DRAWS] - truth) ** 2))
-            forests = np.add.reduceat(means[TREE_DRAWS:], np.arange(0, B * (1 + ratios.size),
-                                                                    B)) / B
+            forests = means[TREE_DRAWS:]
             err["forest"][i, k] = forests[0] - truth
             err["debiased forest"][i, k] = float(np.sum(omega * forests[1:])) - truth
         if progress is not None:

@@ -43,7 +43,6 @@ from mondrian_core._validation import (
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.grids import plane_grid
 from mondrian_core.kernel import (
-    _SEED_MAX,
     MondrianFeatures,
     RandomBinningFeatures,
     RandomFourierFeatures,
@@ -199,7 +198,7 @@ def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
         hi[left, d[ci]] = loc[ci]
         first[right, d[ci]] = split_at + 1
         lo[right, d[ci]] = loc[ci]
-    rng.integers(_SEED_MAX)  # MondrianFeatures.fit's extension seed
+    rng.integers(2**63 - 1)  # MondrianFeatures.fit's extension seed (tested: the same draw)
     tree_of, box_first, box_last = (np.concatenate(x) for x in zip(*leaves))
     lengths = box_last - box_first + 1
     count = np.prod(lengths, axis=1)
