@@ -439,13 +439,58 @@ class BiasSdCurves:
     debias_order: int
 
 
+def _cells_in_turn(x, sizes, lifetimes, rng):
+    """The cells of ``x`` of forests of ``sizes[r]`` trees at ``lifetimes[r]``, drawn as
+    :func:`sample_cells_at` called once per forest in turn would draw them (one draw of
+    the exponentials: the same stream): a list of (lower, upper) per forest."""
+    d = x.size
+    E = rng.standard_exponential(2 * d * int(np.sum(sizes)))
+    forests, at = [], 0
+    for size, lifetime in zip(sizes, lifetimes):
+        Er = E[at:at + 2 * size * d].reshape(2, size, d) / lifetime
+        at += Er.size
+        forests.append((x - np.minimum(Er[0], x), x + np.minimum(Er[1], 1.0 - x)))
+    return forests
+
+
+def _forest_means(U, y, forests):
+    """Each forest's estimate: :func:`forest_at_point`'s ``forest_estimates``, without
+    the interval's weights.
+
+    In one dimension the points are sorted once, a cell's points are one slice and its
+    sum a difference of prefix sums, kept in long double (80-bit on x86) so that a
+    difference of two running totals keeps the cell sum's digits; a forest's estimate
+    is the mean of its cells' means (an empty cell counts 0). Otherwise
+    :func:`forest_at_point` with every forest at once (one sort of the points).
+    """
+    if U.shape[1] > 1:
+        return forest_at_point(U, y, forests, np.ones(len(forests))).forest_estimates
+    lower = np.concatenate([lo[:, 0] for lo, _ in forests])
+    upper = np.concatenate([hi[:, 0] for _, hi in forests])
+    order = np.argsort(U[:, 0], kind="stable")
+    first = U[order, 0]
+    start = np.searchsorted(first, lower, side="left")
+    end = np.searchsorted(first, upper, side="right")
+    prefix = np.concatenate([[0.0], np.cumsum(y[order], dtype=np.longdouble)])
+    counts = end - start
+    means = np.where(counts > 0, (prefix[end] - prefix[start]).astype(float)
+                     / np.maximum(counts, 1), 0.0)
+    sizes = np.array([lo.shape[0] for lo, _ in forests])
+    return np.add.reduceat(means, np.cumsum(sizes) - sizes) / sizes
+
+
+def _forest_estimates(x, X, y, n_trees, lifetimes, rng):
+    """The estimates at ``x`` of forests of ``n_trees`` at each of ``lifetimes``, their
+    cells drawn in turn."""
+    lifetimes = np.asarray(lifetimes, dtype=float)
+    return _forest_means(X, y, _cells_in_turn(x, [n_trees] * lifetimes.size, lifetimes, rng))
+
+
 def _estimates(rng, x, d, n, lifetime, n_trees, ratios, omega, noise):
-    """One data set's plain and debiased estimates at x (and the debiased sum_w2)."""
+    """One data set's plain and debiased estimates at x."""
     X, y = _draw(rng, n, d, noise)
-    forests = [sample_cells_at(x, lifetime * a, n_trees, rng) for a in ratios]
-    plain = forest_at_point(X, y, forests[:1], [1.0])
-    debiased = forest_at_point(X, y, forests, omega)
-    return plain.estimate, debiased.estimate
+    forests = _forest_estimates(x, X, y, n_trees, lifetime * ratios, rng)
+    return forests[0], float(np.sum(omega * forests))
 
 
 def bias_sd_vs_lifetime(lifetimes, *, d: int = 1, n: int = 1000, n_trees: int = 100,
@@ -581,8 +626,7 @@ def clt_statistics(*, d: int = 1, n: int = 1000, lifetime: float = 10.0, n_trees
     out = np.empty(R)
     for k in range(R):
         X, y = _draw(rng, n, d, noise)
-        forests = [sample_cells_at(x, lifetime * a, n_trees, rng) for a in ratios]
-        out[k] = forest_at_point(X, y, forests, omega).estimate
+        out[k] = np.sum(omega * _forest_estimates(x, X, y, n_trees, lifetime * ratios, rng))
         if progress is not None and (k + 1) % 20 == 0:
             progress((k + 1) / R, f"Data set {k + 1} of {R}")
     V = variance_constant(d, ratios)
@@ -630,6 +674,7 @@ class RiskCurves:
     lifetimes: dict
     slope: dict
     theory: dict
+
 
 
 @docfiller({"seed_progress": params(bias_sd_vs_lifetime.__doc__, "seed", "progress")})
@@ -690,20 +735,22 @@ def risk_vs_n(ns, *, d: int = 1, repetitions: int = 100, noise: float = 1.0,
     for i, n in enumerate(ns):
         rng = np.random.default_rng([seed, int(n)])
         B = int(np.ceil(n ** (2 / 3)))
+        # every cell of a data set, in the order forest_at_point's loop would draw them
+        # (TREE_DRAWS single trees, the forest, the debiased forests): one draw of the
+        # exponentials is the same stream as the calls one by one
+        sizes = [1] * TREE_DRAWS + [B] * (1 + ratios.size)
+        scales = ([lifetimes["tree"][i]] * TREE_DRAWS + [lifetimes["forest"][i]]
+                  + [lifetimes["debiased forest"][i] * a for a in ratios])
         for k in range(R):
             X, y = _draw(rng, int(n), d, noise)
+            means = _forest_means(X, y, _cells_in_turn(x, sizes, scales, rng))
             # one tree's error is heavy-tailed: the root mean square of TREE_DRAWS
             # independent trees on this data set (each a draw of (data, tree)), so the
             # curve shows the mean squared error rather than its noise
-            tree_sq = [(forest_at_point(X, y, [sample_cells_at(x, lifetimes["tree"][i], 1,
-                                                               rng)], [1.0]).estimate
-                        - truth) ** 2 for _ in range(TREE_DRAWS)]
-            err["tree"][i, k] = np.sqrt(np.mean(tree_sq))
-            plain = sample_cells_at(x, lifetimes["forest"][i], B, rng)
-            err["forest"][i, k] = forest_at_point(X, y, [plain], [1.0]).estimate - truth
-            deb = [sample_cells_at(x, lifetimes["debiased forest"][i] * a, B, rng)
-                   for a in ratios]
-            err["debiased forest"][i, k] = forest_at_point(X, y, deb, omega).estimate - truth
+            err["tree"][i, k] = np.sqrt(np.mean((means[:TREE_DRAWS] - truth) ** 2))
+            forests = means[TREE_DRAWS:]
+            err["forest"][i, k] = forests[0] - truth
+            err["debiased forest"][i, k] = float(np.sum(omega * forests[1:])) - truth
         if progress is not None:
             progress((i + 1) / ns.size, f"n = {int(n):,} ({i + 1} of {ns.size})")
     risk = {k: np.mean(err[k] ** 2, axis=1) for k in names}

@@ -34,6 +34,7 @@ from mondrian_core._linalg import kernel_ridge_coefficients, ridge_weights
 from mondrian_core._validation import (
     check_count,
     check_counts,
+    check_lifetime,
     check_points,
     check_random_state,
     check_real,
@@ -107,6 +108,111 @@ def _block_cumulative(cols_a, cols_b, counts):
             acc += _shared_blocks(cols_a[:, done:m], cols_b[:, done:m], n_cols)
         done = m
         yield m, acc / m
+
+
+def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
+    """The leaves of :func:`~mondrian_core.sample_mondrian_trees` on a tensor grid.
+
+    A node of a Mondrian tree over grid points holds a box of grid indices (an
+    axis-aligned cut splits an index interval into a prefix and a suffix), so each node
+    is ``2 D`` integers rather than its points, and a round costs per node, not per
+    point. The rounds replay :func:`~mondrian_core.trees.grow_subtrees`' draws node for
+    node in its working-set order (children in place of their parent, left first),
+    followed by :class:`~mondrian_core.MondrianFeatures`' extension seed: the same
+    generator gives the same partitions, and leaves ``rng`` where the fit leaves it.
+
+    Parameters
+    ----------
+    axes : sequence of D increasing ndarrays
+        The grid's coordinates; point ``p = sum_j i_j * prod_{l<j} len(axes[l])`` is
+        ``(axes[0][i_0], ..., axes[D-1][i_{D-1}])``.
+    lifetime : float
+    n_trees : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int, shape (N, n_trees)
+        Column ``t``: the leaf of each point in tree ``t`` (leaves numbered across trees,
+        as :func:`~mondrian_core.kernel.block_one_hot_columns` numbers cells).
+    """
+    sizes = np.array([a.size for a in axes])
+    dim, n = sizes.size, int(np.prod(sizes))
+    coord = np.full((dim, int(sizes.max())), np.nan)
+    for j, a in enumerate(axes):
+        coord[j, :a.size] = a
+    k = n_trees
+    tree = np.arange(k)
+    clock = np.zeros(k)
+    first = np.zeros((k, dim), dtype=np.int64)  # index box, inclusive
+    last = np.tile(sizes - 1, (k, 1))
+    lo = np.tile([a[0] for a in axes], (k, 1)).astype(float)
+    hi = np.tile([a[-1] for a in axes], (k, 1)).astype(float)
+    leaves = []  # (tree, first, last) of the retired nodes
+    while True:
+        # tick: the next proposal's time at rate the cell's linear dimension
+        rate = (hi - lo).sum(1)
+        e = rng.standard_exponential(tree.size)
+        with np.errstate(divide="ignore"):
+            clock = clock + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
+        count = np.prod(last - first + 1, axis=1)
+        done = (clock >= lifetime) | (count < 2)
+        if done.any():
+            leaves.append((tree[done], first[done], last[done]))
+            keep = ~done
+            tree, clock, first, last, lo, hi = (a[keep] for a in (tree, clock, first, last,
+                                                                   lo, hi))
+        if tree.size == 0:
+            break
+        # propose: dimension proportional to the side, location uniform
+        k = tree.size
+        rows = np.arange(k)
+        side = hi - lo
+        cs = np.cumsum(side, axis=1)
+        u = rng.random(k) * cs[:, -1]
+        d = np.minimum((cs <= u[:, None]).sum(1), dim - 1)
+        bad = side[rows, d] <= 0
+        if bad.any():
+            d[bad] = np.argmax(side[bad], axis=1)
+        a, b = lo[rows, d], hi[rows, d]
+        loc = a + rng.random(k) * (b - a)
+        below = loc < coord[d, first[rows, d]]
+        above = loc >= coord[d, last[rows, d]]
+        lo[rows[below], d[below]] = loc[below]
+        hi[rows[above], d[above]] = loc[above]
+        cut = ~(below | above)
+        if not cut.any():
+            continue
+        # split: each cut node becomes (left, right) in its place
+        ci = np.flatnonzero(cut)
+        split_at = np.empty(ci.size, dtype=np.int64)  # the left child's last index
+        for j in range(dim):
+            on = d[ci] == j
+            split_at[on] = np.searchsorted(axes[j], loc[ci][on], side="right") - 1
+        reps = np.where(cut, 2, 1)
+        slot = np.cumsum(reps) - reps
+        take = np.repeat(rows, reps)
+        tree, clock, first, last, lo, hi = (x[take] for x in (tree, clock, first, last, lo, hi))
+        left, right = slot[ci], slot[ci] + 1
+        last[left, d[ci]] = split_at
+        hi[left, d[ci]] = loc[ci]
+        first[right, d[ci]] = split_at + 1
+        lo[right, d[ci]] = loc[ci]
+    rng.integers(2**63 - 1)  # MondrianFeatures.fit's extension seed (tested: the same draw)
+    tree_of, box_first, box_last = (np.concatenate(x) for x in zip(*leaves))
+    lengths = box_last - box_first + 1
+    count = np.prod(lengths, axis=1)
+    leaf = np.repeat(np.arange(count.size), count)
+    local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    point = np.zeros(local.size, dtype=np.int64)
+    stride = 1
+    for j in range(dim):
+        point += (box_first[leaf, j] + local % lengths[leaf, j]) * stride
+        local //= lengths[leaf, j]
+        stride *= int(sizes[j])
+    cells = np.empty((n, n_trees), dtype=np.int64)
+    cells[point, tree_of[leaf]] = leaf
+    return cells
 
 
 def _incidence(cols, n_cols):
@@ -293,7 +399,16 @@ def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
         raise InputError(f"Figure 5 compares all pairs; use at most {MAX_POINTS_ERROR} points.")
     n_repeats = check_count(n_repeats, "n_repeats")
     counts = check_counts(counts, "feature counts")
-    rng = check_random_state(random_state)
+    return _max_error_curves(X, lifetime, counts, n_repeats, methods,
+                             check_random_state(random_state), progress)
+
+
+def _max_error_curves(X, lifetime, counts, n_repeats, methods, rng, progress,
+                      grid_axes=None) -> KernelErrorCurves:
+    """:func:`kernel_error_curves` on checked arguments. With ``grid_axes`` (``X`` is
+    their tensor grid, first axis fastest, and ``methods`` the Mondrian kernel alone)
+    the trees are sampled on the grid's index boxes (:func:`_grid_mondrian_cells`):
+    the same trees from the same draws."""
     K = laplace_kernel(X, lifetime=lifetime)
     iu = np.triu_indices(X.shape[0], k=1)
     errors = {m: np.empty((n_repeats, counts.size)) for m in methods}
@@ -301,7 +416,12 @@ def kernel_error_curves(X, lifetime, counts, n_repeats=5, methods=METHODS,
     step = 0
     for r in range(n_repeats):
         for method in methods:
-            for c, (_, Km) in enumerate(cumulative_kernels(method, X, None, lifetime, counts, rng)):
+            kernels = (cumulative_kernels(method, X, None, lifetime, counts, rng)
+                       if grid_axes is None else
+                       _block_cumulative(*2 * (_grid_mondrian_cells(grid_axes, lifetime,
+                                                                    int(counts[-1]), rng),),
+                                         counts))
+            for c, (_, Km) in enumerate(kernels):
                 errors[method][r, c] = np.abs(Km[iu] - K[iu]).max()
             step += 1
             if progress is not None:
@@ -526,9 +646,10 @@ def uniform_error_curves(lifetime, counts, n_grid=16, n_draws=10, random_state=N
     """
     n_grid = check_count(n_grid, "n_grid", minimum=2, maximum=MAX_GRID_SIDE)
     n_draws = check_count(n_draws, "n_draws", minimum=2)
-    _, _, grid = plane_grid([0.0, 0.0], [1.0, 1.0], n_grid)
-    return kernel_error_curves(grid, lifetime, counts, n_draws, methods=METHODS[:1],
-                               random_state=random_state, progress=progress)
+    gx, gy, grid = plane_grid([0.0, 0.0], [1.0, 1.0], n_grid)
+    return _max_error_curves(grid, check_lifetime(lifetime),
+                             check_counts(counts, "feature counts"), n_draws, METHODS[:1],
+                             check_random_state(random_state), progress, grid_axes=(gx, gy))
 
 
 @dataclass(frozen=True)
