@@ -203,8 +203,9 @@ def exact_posterior_on_sweep(X, y, prior, terminal_lifetime: float, *, noise_var
 
 
 def lowest_exact_lifetime(prior, terminal_lifetime: float) -> float:
-    """Return the smallest lifetime :func:`exact_posterior_on_sweep` evaluates: where the
-    prior's lower tail is cut (the lowest lifetime worth showing next to it).
+    """Return the smallest lifetime :func:`exact_posterior_on_sweep` evaluates.
+
+    It is where the prior's lower tail is cut: the lowest lifetime worth showing.
 
     Parameters
     ----------
