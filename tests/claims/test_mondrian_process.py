@@ -25,15 +25,16 @@ LEVEL = 0.01
 Z = stats.norm.ppf(1 - 0.001 / 2)
 
 
-def _counts(lifetime, offset):
-    return forest_cell_counts(*BOX, lifetime, D.N_COUNT, D.SEED + offset)
+def _counts(lifetime, k):
+    """The page's cell counts at its lifetime (k = 0) or twice it (k = 1)."""
+    return forest_cell_counts(*BOX, lifetime, D.N_COUNT, D.SEED + D.SEED_OFFSET_CELL_COUNTS + k)
 
 
 def test_the_mean_number_of_cells_is_the_expectation_at_lambda_and_2_lambda():
     """Claim 1: mean cells = prod_d (1 + lambda a_d), within Z standard errors of the
     sample mean (the standard error from the samples' own spread)."""
-    for lifetime, offset in ((D.LIFETIME, 4), (2 * D.LIFETIME, 5)):
-        c = _counts(lifetime, offset)
+    for k, lifetime in enumerate((D.LIFETIME, 2 * D.LIFETIME)):
+        c = _counts(lifetime, k)
         expected = expected_cells(*BOX, lifetime)
         se = c.std(ddof=1) / np.sqrt(c.size)
         assert abs(c.mean() - expected) <= Z * se, (lifetime, c.mean(), expected, se)
@@ -45,7 +46,7 @@ def test_doubling_the_lifetime_multiplies_the_cells_by_less_than_four():
     sample means is below 4 by more than its standard error times Z (delta method)."""
     ratio = expected_cells(*BOX, 2 * D.LIFETIME) / expected_cells(*BOX, D.LIFETIME)
     assert 2 < ratio < 4
-    a, b = _counts(D.LIFETIME, 4), _counts(2 * D.LIFETIME, 5)
+    a, b = _counts(D.LIFETIME, 0), _counts(2 * D.LIFETIME, 1)
     r = b.mean() / a.mean()
     se = r * np.sqrt(a.var(ddof=1) / a.size / a.mean() ** 2
                      + b.var(ddof=1) / b.size / b.mean() ** 2)
@@ -57,7 +58,7 @@ def test_the_default_sample_is_close_to_the_expectation():
     """The tour's step 2 says the default sample has 17 cells against 16 expected: its
     count lies within one standard deviation of the cell count's distribution."""
     sample = sample_mondrian_process(*BOX, D.LIFETIME, D.SEED)
-    spread = _counts(D.LIFETIME, 4).std(ddof=1)
+    spread = _counts(D.LIFETIME, 0).std(ddof=1)
     assert abs(sample.n_cells - expected_cells(*BOX, D.LIFETIME)) <= spread
     assert sample.n_cells == 17  # the number step 2 quotes for this seed
     first = sample.cut_times[0]
@@ -68,11 +69,12 @@ def test_the_default_sample_is_close_to_the_expectation():
 
 def test_the_competing_clocks_check_passes():
     """Claim 2: first-cut times ~ Exp(a_1 + a_2), dimensions ~ a_d / (a_1 + a_2)."""
-    check = first_cut_check(*BOX, D.LIFETIME, int(D.N_CLOCK), D.SEED + 1)
+    check = first_cut_check(*BOX, D.LIFETIME, int(D.N_CLOCK), D.SEED + D.SEED_OFFSET_CLOCKS)
     assert check.ks_pvalue > LEVEL
     assert check.dim_pvalue > LEVEL
     # and on the tour's 2 x 1 box (step 3)
-    check = first_cut_check([0, 0], [2.0, D.HEIGHT], D.LIFETIME, int(D.N_CLOCK), D.SEED + 1)
+    check = first_cut_check([0, 0], [2.0, D.HEIGHT], D.LIFETIME, int(D.N_CLOCK),
+                            D.SEED + D.SEED_OFFSET_CLOCKS)
     assert check.ks_pvalue > LEVEL and check.dim_pvalue > LEVEL
     assert check.rate == 3.0
 
@@ -81,7 +83,7 @@ def test_the_projectivity_check_passes():
     """Claim 3: restricted and direct cell counts on the default sub-box agree."""
     lo, hi = D.SUB_FRACTION
     proj = projectivity_check(*BOX, [lo * D.WIDTH, lo * D.HEIGHT], [hi * D.WIDTH, hi * D.HEIGHT],
-                              D.LIFETIME, int(D.N_PROJ), D.SEED + 2)
+                              D.LIFETIME, int(D.N_PROJ), D.SEED + D.SEED_OFFSET_PROJECTIVITY)
     assert proj.pvalue > LEVEL
     assert proj.expected == 6.25  # the tour's step 4 quotes it: (1 + 3 * 0.5)^2
     for counts in (proj.restricted, proj.direct):
