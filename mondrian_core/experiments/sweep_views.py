@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mondrian_core._validation import check_points
-from mondrian_core.experiments.grids import plane_grid
+from mondrian_core.experiments.grids import line_grid, plane_grid
 from mondrian_core.laplace_posterior import (
     exact_grid_size,
     laplace_lifetime_posterior,
@@ -48,7 +48,7 @@ def fit_on_line(path, lifetime: float, X, n_grid: int = 400):
         The posterior-mean (ridge) prediction on it.
     """
     X = np.asarray(X, dtype=float)
-    grid = np.linspace(X.min(), X.max(), n_grid)[:, None]
+    grid = line_grid(float(X.min()), float(X.max()), n_grid)
     return grid, path.predict(grid, lifetime)
 
 
@@ -157,7 +157,7 @@ def predictive_on_line(posterior, X, n_grid: int = 300, max_components: int = MI
         The mixture's mean and standard deviation of the latent function.
     """
     X = np.asarray(X, dtype=float)
-    grid = np.linspace(float(X.min()), float(X.max()), n_grid)[:, None]
+    grid = line_grid(float(X.min()), float(X.max()), n_grid)
     mean, std = posterior.predict(grid, return_std=True, include_noise=False, tol=1e-6,
                                   max_components=max_components)
     return grid, mean, std
