@@ -450,31 +450,7 @@ class TreeStore:
                 where[m] = path[-1]
                 continue
             L = len(path)
-            k, gaps = L, []
-            o = path[-1] * D
-            outside = False  # inside the leaf's box, the point is inside all: no clock
-            for dd in range(D):
-                if not lower[o + dd] <= xs[dd] <= upper[o + dd]:
-                    outside = True
-                    break
-            while outside and k:  # the suffix of the path whose boxes the point is outside
-                j = path[k - 1]
-                g, r = [], 0.0
-                for dd in range(D):
-                    xd, lo = xs[dd], lower[j * D + dd]
-                    if xd < lo:
-                        v = lo - xd
-                    else:
-                        v = xd - upper[j * D + dd]
-                        if v < 0.0:
-                            v = 0.0
-                    g.append(v)
-                    r += v
-                if r == 0.0:
-                    break
-                gaps.append((g, r))
-                k -= 1
-            gaps.reverse()
+            k, gaps = _outside_suffix(path, xs, lower, upper, D)
             f = L
             for i in range(k, L):
                 j = path[i]
@@ -513,16 +489,7 @@ class TreeStore:
             # they go above, grown by the point), their new leaves n+k .. n+2k-1 (the
             # point alone)
             for i, (_, j, *_) in enumerate(splits):
-                node, leaf = (n + i) * D, (n + k + i) * D
-                for dd in range(D):
-                    xd, lo, up = xs[dd], lower[j * D + dd], upper[j * D + dd]
-                    lower[node + dd] = xd if xd < lo else lo
-                    upper[node + dd] = xd if xd > up else up
-                    lower[leaf + dd] = upper[leaf + dd] = xd
-                node, leaf = (n + i) * K, (n + k + i) * K
-                for c in range(K):
-                    stats[node + c] = stats[j * K + c] + ps[c]
-                    stats[leaf + c] = ps[c]
+                _write_split(j, n + i, n + k + i, xs, ps, lower, upper, stats, D, K)
             self._n = n + 2 * k
             self._link_splits(xs, splits, n, uniform, ops, where)
             for i, (m, j, *_) in enumerate(splits):
@@ -900,3 +867,49 @@ def expected_discount(z: np.ndarray, w: np.ndarray) -> np.ndarray:
     return a * b
 
 
+def _outside_suffix(path, xs, lower, upper, D):
+    """Return ``(k, gaps)``: the point ``xs`` lies outside the boxes of ``path[k:]`` and
+    inside those above (boxes nest along a path, so these form a suffix, found from the
+    leaf up), and ``gaps[i]`` is ``(g, sum(g))`` for ``path[k + i]``, ``g`` the point's
+    distance beyond the box in each dimension. ``lower`` and ``upper`` are the store's
+    flat views (:meth:`TreeStore.views`)."""
+    k, gaps = len(path), []
+    o = path[-1] * D
+    for dd in range(D):  # inside the leaf's box, the point is inside all: no clock
+        if not lower[o + dd] <= xs[dd] <= upper[o + dd]:
+            break
+    else:
+        return k, gaps
+    while k:
+        j = path[k - 1]
+        g, r = [], 0.0
+        for dd in range(D):
+            xd, lo = xs[dd], lower[j * D + dd]
+            if xd < lo:
+                v = lo - xd
+            else:
+                v = xd - upper[j * D + dd]
+                if v < 0.0:
+                    v = 0.0
+            g.append(v)
+            r += v
+        if r == 0.0:
+            break
+        gaps.append((g, r))
+        k -= 1
+    gaps.reverse()
+    return k, gaps
+
+
+def _write_split(j, node, leaf, xs, ps, lower, upper, stats, D, K):
+    """Fill a split inserted above node ``j`` by the point ``xs``: the new ``node`` gets
+    ``j``'s box and statistics grown by the point, the new ``leaf`` the point alone
+    (``ps``, its statistics), in the store's flat views."""
+    for dd in range(D):
+        xd, lo, up = xs[dd], lower[j * D + dd], upper[j * D + dd]
+        lower[node * D + dd] = xd if xd < lo else lo
+        upper[node * D + dd] = xd if xd > up else up
+        lower[leaf * D + dd] = upper[leaf * D + dd] = xd
+    for c in range(K):
+        stats[node * K + c] = stats[j * K + c] + ps[c]
+        stats[leaf * K + c] = ps[c]
