@@ -325,10 +325,16 @@ def largest_online_points(batch_size: int, n_trees: int,
     return _largest(lambda n: online_seconds(n, batch_size, n_trees), budget)
 
 
+#: The most mini-batches an online run takes: each one retrains the page's baselines,
+#: and a chart with more steps than this cannot be read.
+MAX_ONLINE_BATCHES = 100
+
+
 def check_online_cost(n_train: int, batch_size: int, n_trees: int, *,
                       train_fraction: float = 1.0,
                       budget: float = ONLINE_BUDGET_SECONDS) -> None:
-    """Raise :class:`InputError` if the online run would take longer than ``budget`` s.
+    """Raise :class:`InputError` if the online run would take more than
+    :data:`MAX_ONLINE_BATCHES` batches or longer than ``budget`` s.
 
     Parameters
     ----------
@@ -346,8 +352,14 @@ def check_online_cost(n_train: int, batch_size: int, n_trees: int, *,
     Raises
     ------
     InputError
-        If the estimate exceeds ``budget``; the message names the most points that fit.
+        If there are too many batches (the message names the smallest batch size that
+        fits) or the estimate exceeds ``budget`` (it names the most points that fit).
     """
+    if n_train > MAX_ONLINE_BATCHES * batch_size:
+        raise InputError(
+            f"{n_train} training points in batches of {batch_size} make more than "
+            f"{MAX_ONLINE_BATCHES} batches (each retrains two forests): raise the batch "
+            f"size to at least {-(-n_train // MAX_ONLINE_BATCHES)} or use fewer points.")
     seconds = online_seconds(n_train, batch_size, n_trees)
     if seconds <= budget:
         return

@@ -25,7 +25,6 @@ slides' "online matches batch" is about distribution, and this set is small.
 """
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from explorer_ui import defaults_online_forest as D
@@ -64,7 +63,6 @@ from mondrian_core.figures import online as online_figs
 require_app_navigation()
 
 REGIONS = D.REGIONS
-MAX_BATCHES = 100
 
 TOUR = Tour("online-forest", [
     Step("The first batch",
@@ -209,11 +207,6 @@ seed = seed_control(default=D.SEED, container=side)
 with user_errors():
     train, test = split(data, "test", seed)
     n_train = train.n_samples
-    if n_train / batch > MAX_BATCHES:
-        raise InputError(f"{n_train} training points in batches of {batch} make more than "
-                         f"{MAX_BATCHES} batches (each retrains two forests): raise the batch "
-                         f"size to at least {int(np.ceil(n_train / MAX_BATCHES))} or use fewer "
-                         "points.")
     check_online_cost(n_train, batch, n_trees, train_fraction=D.TRAIN_FRACTION)
     with st.spinner("Streaming the data into the forest and retraining the baselines..."):
         run = _run(train, test, batch, lifetime, n_trees, seed, k_irr)

@@ -184,3 +184,12 @@ def test_check_online_cost_passes_the_default_and_refuses_the_largest_setting():
     fits = largest_online_points(200, 30)
     with pytest.raises(InputError, match=f"at most {int(fits / 0.7):,} points"):
         check_online_cost(14_000, 200, 30, train_fraction=0.7)
+
+
+def test_check_online_cost_refuses_more_batches_than_a_chart_reads_with_the_batch_that_fits():
+    """101 batches are refused with the smallest batch size giving at most 100; exactly
+    100 batches pass (the time estimate of 1,000 points in batches of 10 is within the
+    budget)."""
+    check_online_cost(1_000, 10, 1)
+    with pytest.raises(InputError, match="more than 100 batches.*at least 11 "):
+        check_online_cost(1_001, 10, 1)

@@ -80,3 +80,11 @@ def test_a_too_slow_kernel_stream_is_a_warning_and_the_rest_runs():
     assert not at.exception and not at.error
     assert "1-D stream" in at.warning[0].value
     assert len(at.get("plotly_chart")) == N_CHARTS - 1  # the tree, scores and operations
+
+
+def test_more_batches_than_the_chart_reads_are_refused_with_the_batch_that_fits():
+    at = run_page(PAGE, query={**SMALL, "data_src": "moons", "data_moons_n": "1000",
+                               "batch": "5"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("more than 100 batches" in e.value and "at least 7 " in e.value
+               for e in at.error), [e.value for e in at.error]
