@@ -333,7 +333,9 @@ MAX_ONLINE_BATCHES = 100
 def check_online_cost(n_train: int, batch_size: int, n_trees: int, *,
                       train_fraction: float = 1.0,
                       budget: float = ONLINE_BUDGET_SECONDS) -> None:
-    """Raise :class:`InputError` if the online run would take more than
+    """Refuse an online run with too many batches or too long a run.
+
+    Raises :class:`InputError` if the run would take more than
     :data:`MAX_ONLINE_BATCHES` batches or longer than ``budget`` s.
 
     Parameters
