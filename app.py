@@ -12,6 +12,7 @@ pin_blas_threads_for_process()
 
 import streamlit as st  # noqa: E402
 
+from explorer_ui.compute import taking_turns  # noqa: E402
 from explorer_ui.navigation import app_pages, inside_app  # noqa: E402
 from explorer_ui.session_client import prewarm_in_background  # noqa: E402
 from explorer_ui.widgets import FOCUS_CSS  # noqa: E402
@@ -24,5 +25,7 @@ if st.context.headers and os.environ.get("MONDRIAN_PREWARM", "1") != "0":
                           f"{st.get_option('server.baseUrlPath').rstrip('/')}")
 page = st.navigation(app_pages())
 st.html(FOCUS_CSS)  # a visible keyboard focus on every page
-with inside_app(page.title):
+# Pages run one at a time (explorer_ui/turns.py): a class's twenty script threads at once
+# cost up to 2.6x more CPU per page, fighting for Python's one running thread.
+with taking_turns(), inside_app(page.title):
     page.run()

@@ -39,13 +39,31 @@ a page (a test, a prewarm).
 """
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import streamlit as st
 
 from explorer_ui.cache import CACHE_TTL, SharedResults
+from explorer_ui.turns import Turns
+
+
+def _page_runs_at_once() -> int:
+    """``MONDRIAN_PAGE_RUNS`` (default 1): page runs at once in this server process."""
+    value = os.environ.get("MONDRIAN_PAGE_RUNS", "1")
+    if not value.isdigit() or int(value) < 1:
+        raise SystemExit(f"MONDRIAN_PAGE_RUNS must be a whole number of at least 1, "
+                         f"got {value!r}.")
+    return int(value)
+
+
+#: Page runs take turns, one at a time by default (explorer_ui/turns.py says why): one
+#: process runs Python on one core at a time, and a second core is used by a second
+#: replica (deploy/), not by a second script thread.
+TURNS = Turns(_page_runs_at_once())
 
 #: Heavy computations running at once in the server, one per core; the others queue.
 SLOTS = threading.BoundedSemaphore(2)
@@ -123,6 +141,31 @@ def cached_with_progress(key: Hashable, compute: Callable[[Progress], object], t
         return store.get(key, _reporting(compute, label), progress=show)
     finally:
         bar.empty()
+
+
+@contextmanager
+def taking_turns() -> Iterator[None]:
+    """Run the page when it is this session's turn (:data:`TURNS`); while it waits in
+    line, the page shows how many are ahead and for how long it has waited."""
+    note = None
+
+    def waiting(ahead: int, seconds: float) -> None:
+        nonlocal note
+        if note is None:
+            note = st.empty()
+        # a note every second also lets Streamlit stop or rerun a waiting session (a
+        # student who left or moved a slider) instead of running a page nobody wants
+        note.info(f"The server is computing other visitors' pages: {ahead + 1} ahead "
+                  f"of yours in line (waited {seconds:.0f} s). Yours starts when they "
+                  "are done.", icon=":material/hourglass_top:")
+
+    TURNS.acquire(on_wait=waiting)
+    try:
+        if note is not None:
+            note.empty()
+        yield
+    finally:
+        TURNS.release()
 
 
 _REQUESTED = "_compute_requested"

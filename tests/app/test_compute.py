@@ -129,3 +129,38 @@ def test_a_background_job_waits_for_a_compute_slot():
     slots.release()
     assert job.done.wait(10) and job.result == "done"
     assert slots.acquire(timeout=1)  # the job released its slot
+
+
+def _turn_page():
+    import streamlit as st
+
+    from explorer_ui.compute import taking_turns
+
+    with taking_turns():
+        st.markdown("the page ran")
+
+
+def test_a_page_waits_in_line_with_a_note_and_runs_on_its_turn():
+    """While every turn is held (another session's page), the run waits in line and
+    notes it; on its turn the page runs and the note is gone."""
+    from explorer_ui.compute import TURNS
+
+    at = AppTest.from_function(_turn_page, default_timeout=30)
+    held = [TURNS.acquire() for _ in range(TURNS.n)]
+    ran = threading.Thread(target=at.run, daemon=True)
+    ran.start()
+    try:
+        for _ in range(1000):  # until the run stands in line
+            if TURNS.waiting == 1:
+                break
+            ran.join(0.01)
+        assert TURNS.waiting == 1 and ran.is_alive()
+    finally:
+        for _ in held:
+            TURNS.release()
+    ran.join(30)
+    assert not ran.is_alive()
+    assert_clean(at)
+    assert [m.value for m in at.markdown] == ["the page ran"]
+    assert not at.info  # the waiting note was emptied
+    assert TURNS.waiting == 0
