@@ -69,6 +69,7 @@ from mondrian_core._validation import (
     check_target,
 )
 from mondrian_core.errors import InputError
+from mondrian_core.forest import tree_store
 from mondrian_core.forest.estimators import (
     MAX_ESTIMATORS,
     MAX_ONLINE_UPDATES,
@@ -205,10 +206,14 @@ class _AMFBase(BaseEstimator):
         N, M = X.shape[0], self.n_estimators
         store = self.trees_
         n0 = store.n_nodes
-        # rows repeating an earlier row of the call never split (they fall inside its
-        # leaf's box): inserted with it, so the batch growth sees distinct points only
+        # for the joint draw, rows repeating an earlier row of the call are inserted
+        # with it (they never split: they fall inside its leaf's box), so that it sees
+        # distinct points only; rows inserted in order stay apart, as one by one (with
+        # split_pure False a repeat with another label makes the leaf impure only from
+        # its turn on)
         Xi, psi = X, ps
-        if N * M > 500 and N > 1:
+        pure = getattr(self, "split_pure", True)
+        if pure and N * M > tree_store.SEQUENTIAL_UPDATES and N > 1:
             uniq, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
             if uniq.shape[0] < N:
                 inverse = inverse.reshape(-1)
@@ -216,7 +221,7 @@ class _AMFBase(BaseEstimator):
                 np.add.at(psi, inverse, ps)
                 order = np.argsort(first)  # first occurrences, in the stream's order
                 Xi, psi = X[first[order]], psi[order]
-        store.extend(Xi, psi, self._rng, split_pure=getattr(self, "split_pure", True))
+        store.extend(Xi, psi, self._rng, split_pure=pure)
         self._grow_weights(store.n_nodes)
         self._inherit(n0)
         self._charge(ps, y_code, self._paths(X))
