@@ -336,6 +336,9 @@ class TreeStore:
             x = np.repeat(X, M, axis=0)
             inside = ((self.lower[leaf] <= x) & (x <= self.upper[leaf])).all(axis=1).tolist()
         changed = [set() for _ in range(M)]  # old nodes with a split inserted above
+        touched = []  # the trees with such nodes
+        rows = X.tolist()
+        ops_rows, where_rows = [], []
         for i in range(N):
             paths = held = None
             if pre is not None:
@@ -344,20 +347,26 @@ class TreeStore:
                 e = ends[i * M:i * M + M + 1]
                 paths = [pre[a:b] for a, b in zip(e, e[1:])]
                 held = inside[i * M:i * M + M]
-                for m, c in enumerate(changed):
+                for m in touched:
                     p = paths[m]
-                    if c and not c.isdisjoint(p):  # walk again below the first change
+                    if not changed[m].isdisjoint(p):  # walk again below the first change
+                        c = changed[m]
                         k = next(k for k, j in enumerate(p) if j in c)
                         top = p[k - 1] if k else int(self.roots[m])
-                        paths[m] = p[:max(k - 1, 0)] + self.walk_point(X[i].tolist(),
-                                                                       starts=[top])[0]
-                        held[m] = False
+                        paths[m] = p[:max(k - 1, 0)] + self.walk_point(rows[i], starts=[top])[0]
+                        # a row inside its leaf's box lies inside the boxes above, so the
+                        # splits inserted there leave it on the leaf's side: still inside
+                        held[m] = held[m] and paths[m][-1] == p[-1]
             o, w = [0] * M, [-1] * M
             self._extend_point(X[i], point_stats[i], rng, o, w, split_pure, paths, held)
-            ops[i], where[i] = o, w
+            ops_rows.append(o)
+            where_rows.append(w)
             for m in range(M):
                 if o[m] >= INSERT_ABOVE:
+                    if not changed[m]:
+                        touched.append(m)
                     changed[m].add(w[m])
+        ops[:], where[:] = ops_rows, where_rows
 
     def path_matrix(self, X) -> np.ndarray:
         """Return the root-to-leaf path of every (row of X, tree) as an int matrix.
