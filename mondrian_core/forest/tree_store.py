@@ -382,25 +382,30 @@ class TreeStore:
         -------
         ndarray of int64, shape (N * n_trees, depth + 1)
             Row ``point * n_trees + tree`` holds the path's nodes, root first (column =
-            depth), padded with -1.
+            depth), padded with -1 (all -1 for an empty tree).
         """
         X = np.asarray(X, dtype=float)
         N, M = X.shape[0], self.n_trees
-        left, right = self.left, self.right
-        sdim, sloc = self.split_dim, self.split_loc
+        d = self._data
+        left, right, sdim, sloc = d["left"], d["right"], d["split_dim"], d["split_loc"]
+        flat = np.ascontiguousarray(X).reshape(-1)  # a 1-D gather beats a 2-D one
         entry = np.arange(N * M)
-        point = entry // M
+        base = entry // M * X.shape[1]  # the entry's point's first coordinate in flat
         node = np.tile(self.roots, N)
+        if self.roots.min() < 0:  # empty trees: no path
+            grown = np.flatnonzero(node >= 0)
+            entry, base, node = entry[grown], base[grown], node[grown]
         columns = []
         while entry.size:
             col = np.full(N * M, -1, dtype=np.int64)
             col[entry] = node
             columns.append(col)
-            inner = left[node] >= 0
-            entry, point, node = entry[inner], point[inner], node[inner]
-            go_left = X[point, sdim[node]] <= sloc[node]
-            node = np.where(go_left, left[node], right[node])
-        return np.column_stack(columns)
+            lc = left[node]
+            inner = np.flatnonzero(lc >= 0)
+            if inner.size < node.size:
+                entry, base, node, lc = entry[inner], base[inner], node[inner], lc[inner]
+            node = np.where(flat[base + sdim[node]] > sloc[node], right[node], lc)
+        return np.column_stack(columns) if columns else np.full((N * M, 1), -1, np.int64)
 
     def _extend_point(self, x, point_stats, rng, ops, where, split_pure=True, paths=None,
                       inside=None):
