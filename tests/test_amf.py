@@ -297,3 +297,37 @@ def test_fast_paths_grow_the_same_forest_as_the_plain_walks(name, monkeypatch):
               "stats"):
         np.testing.assert_array_equal(getattr(fast.trees_, f), getattr(plain.trees_, f))
     np.testing.assert_array_equal(fast.log_weight_tree_, plain.log_weight_tree_)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_batch_insertion_grows_the_forest_of_one_point_per_call(name):
+    """A call's rows inserted together (prewalked paths, the batch's charges and w̄ from
+    the final trees) grow the forest that one point per call grows with the same seed,
+    draw for draw: the same store arrays, and the same weights up to rounding (the
+    batch sums a node's losses in another order). Calls here stay at most
+    ``SEQUENTIAL_UPDATES`` point-trees, or take ``split_pure=False`` (always in order);
+    larger calls with every point in its own leaf take the joint draw, another random
+    sequence with the same law (test_online_trees_have_the_batch_mondrian_distribution)."""
+    kind = "regressor" if name == "regressor" else "classifier"
+    X, y = stream(kind, 300, np.random.default_rng(11))
+    kw = {"classes": [0, 1]} if kind == "classifier" else {}
+    if kind == "classifier":  # a row repeated in one call with the other label
+        y[295] = 1 - y[260]
+    calls = [1, 40, 100, 7, 152] if name != "classifier" else [1, 40, 7, 252]
+    assert sum(calls) == 300
+    assert all(c * 3 <= tree_store.SEQUENTIAL_UPDATES for c in calls) or name == "classifier"
+    batched, single = MODELS[name](), MODELS[name]()
+    i = 0
+    for c in calls:
+        batched.partial_fit(X[i:i + c], y[i:i + c], **kw)
+        i += c
+    for i in range(300):
+        single.partial_fit(X[i:i + 1], y[i:i + 1], **kw)
+    assert batched.trees_.n_nodes == single.trees_.n_nodes
+    for f in ("tree", "parent", "left", "right", "split_dim", "split_loc", "split_time",
+              "lower", "upper", "stats"):
+        np.testing.assert_array_equal(getattr(batched.trees_, f), getattr(single.trees_, f))
+    np.testing.assert_array_equal(batched.trees_.roots, single.trees_.roots)
+    np.testing.assert_allclose(batched.log_weight_, single.log_weight_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(batched.log_weight_tree_, single.log_weight_tree_, rtol=1e-12,
+                               atol=1e-12)

@@ -69,6 +69,7 @@ from mondrian_core._validation import (
     check_target,
 )
 from mondrian_core.errors import InputError
+from mondrian_core.forest import tree_store
 from mondrian_core.forest.estimators import (
     MAX_ESTIMATORS,
     MAX_ONLINE_UPDATES,
@@ -205,10 +206,14 @@ class _AMFBase(BaseEstimator):
         N, M = X.shape[0], self.n_estimators
         store = self.trees_
         n0 = store.n_nodes
-        # rows repeating an earlier row of the call never split (they fall inside its
-        # leaf's box): inserted with it, so the batch growth sees distinct points only
+        # for the joint draw, rows repeating an earlier row of the call are inserted
+        # with it (they never split: they fall inside its leaf's box), so that it sees
+        # distinct points only; rows inserted in order stay apart, as one by one (with
+        # split_pure False a repeat with another label makes the leaf impure only from
+        # its turn on)
         Xi, psi = X, ps
-        if N * M > 500 and N > 1:
+        pure = getattr(self, "split_pure", True)
+        if pure and N * M > tree_store.SEQUENTIAL_UPDATES and N > 1:
             uniq, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
             if uniq.shape[0] < N:
                 inverse = inverse.reshape(-1)
@@ -216,7 +221,7 @@ class _AMFBase(BaseEstimator):
                 np.add.at(psi, inverse, ps)
                 order = np.argsort(first)  # first occurrences, in the stream's order
                 Xi, psi = X[first[order]], psi[order]
-        store.extend(Xi, psi, self._rng, split_pure=getattr(self, "split_pure", True))
+        store.extend(Xi, psi, self._rng, split_pure=pure)
         self._grow_weights(store.n_nodes)
         self._inherit(n0)
         self._charge(ps, y_code, self._paths(X))
@@ -258,39 +263,47 @@ class _AMFBase(BaseEstimator):
     def _charge(self, ps, y_code, P):
         """Add each point's losses to the log-weights of its path's nodes (``P``, as
         :meth:`_paths` gives them), then update the subtree weights ``w̄`` bottom-up."""
-        store = self.trees_
         M = self.n_estimators
-        row, col = np.nonzero(P >= 0)
-        v = P[row, col]
-        stats = store.stats
-        i = row // M
-        # a node's statistics before point i: its final ones minus those of the call's
-        # points from i on that passed it
-        order = np.lexsort((-i, v))
-        vs = v[order]
-        contrib = np.cumsum(ps[i[order]], axis=0)
+        row, col = np.nonzero(P >= 0)  # row-major: the call's points in stream order
+        E = row.size
+        # grouped by node, in stream order within a node: one sort of keys that carry
+        # the entry's position (np.sort of int64 beats an argsort several times)
+        key = np.sort(P[row, col] * E + np.arange(E))
+        order = key % E
+        vs, i = key // E, row[order] // M
         start = np.flatnonzero(np.r_[True, vs[1:] != vs[:-1]])
-        group = np.repeat(start, np.diff(np.r_[start, vs.size]))
-        offset = np.where((group > 0)[:, None], contrib[np.maximum(group - 1, 0)], 0.0)
-        suffix = contrib - offset  # this point's and the later ones' in the node
-        before = np.empty_like(suffix)
-        before[order] = stats[vs] - suffix
+        end = np.repeat(np.r_[start[1:], E], np.diff(np.r_[start, E]))
+        # a node's statistics before point i: its final ones minus those of the call's
+        # points from i on that passed it (a suffix sum within the node's group), a
+        # column at a time (contiguous sums)
+        stats = self.trees_.stats
+        before = np.empty((E, ps.shape[1]), order="F")
+        tail = np.zeros(E + 1)
+        for c in range(ps.shape[1]):
+            np.cumsum(ps[:, c][i][::-1], out=tail[E - 1::-1])  # tail[p]: from p on
+            np.subtract(stats[vs, c], tail[:E] - tail[end], out=before[:, c])
         loss, charged = self._node_loss(before, y_code[i])
         lw = self.log_weight_
-        np.add.at(lw, v[charged], -self.step * loss[charged])
-        # w̄ bottom-up over the nodes the call's paths touched, one depth at a time
-        lwt = self.log_weight_tree_
+        lw[vs[start]] -= self.step * np.add.reduceat(np.where(charged, loss, 0.0), start)
+        self._tree_weights_up(P, col[order][start], vs[start])
+
+    def _tree_weights_up(self, P, depth, nodes):
+        """``w̄`` bottom-up over ``nodes`` (the distinct nodes of the paths ``P``, at
+        ``depth``), one depth level at a time: the deeper ones are final first."""
+        store = self.trees_
+        lw, lwt = self.log_weight_, self.log_weight_tree_
         left, right = store.left, store.right
+        by_depth = np.argsort(depth, kind="stable")
+        bounds = np.searchsorted(depth[by_depth], np.arange(P.shape[1] + 1))
         for k in range(P.shape[1] - 1, -1, -1):
-            nodes = np.unique(P[:, k])
-            nodes = nodes[nodes >= 0]
-            lc = left[nodes]
-            value = lw[nodes]
+            level = nodes[by_depth[bounds[k]:bounds[k + 1]]]
+            lc = left[level]
+            value = lw[level]
             inner = lc >= 0
             if inner.any():
-                ni = nodes[inner]
+                ni = level[inner]
                 value[inner] = np.logaddexp(value[inner], lwt[lc[inner]] + lwt[right[ni]]) - _LOG2
-            lwt[nodes] = value
+            lwt[level] = value
 
     # ------------------------------------------------------------ prediction
     def _path_coefficients(self, X):

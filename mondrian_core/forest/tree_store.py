@@ -336,6 +336,9 @@ class TreeStore:
             x = np.repeat(X, M, axis=0)
             inside = ((self.lower[leaf] <= x) & (x <= self.upper[leaf])).all(axis=1).tolist()
         changed = [set() for _ in range(M)]  # old nodes with a split inserted above
+        touched = []  # the trees with such nodes
+        rows = X.tolist()
+        ops_rows, where_rows = [], []
         for i in range(N):
             paths = held = None
             if pre is not None:
@@ -344,20 +347,26 @@ class TreeStore:
                 e = ends[i * M:i * M + M + 1]
                 paths = [pre[a:b] for a, b in zip(e, e[1:])]
                 held = inside[i * M:i * M + M]
-                for m, c in enumerate(changed):
+                for m in touched:
                     p = paths[m]
-                    if c and not c.isdisjoint(p):  # walk again below the first change
+                    if not changed[m].isdisjoint(p):  # walk again below the first change
+                        c = changed[m]
                         k = next(k for k, j in enumerate(p) if j in c)
                         top = p[k - 1] if k else int(self.roots[m])
-                        paths[m] = p[:max(k - 1, 0)] + self.walk_point(X[i].tolist(),
-                                                                       starts=[top])[0]
-                        held[m] = False
+                        paths[m] = p[:max(k - 1, 0)] + self.walk_point(rows[i], starts=[top])[0]
+                        # a row inside its leaf's box lies inside the boxes above, so the
+                        # splits inserted there leave it on the leaf's side: still inside
+                        held[m] = held[m] and paths[m][-1] == p[-1]
             o, w = [0] * M, [-1] * M
             self._extend_point(X[i], point_stats[i], rng, o, w, split_pure, paths, held)
-            ops[i], where[i] = o, w
+            ops_rows.append(o)
+            where_rows.append(w)
             for m in range(M):
                 if o[m] >= INSERT_ABOVE:
+                    if not changed[m]:
+                        touched.append(m)
                     changed[m].add(w[m])
+        ops[:], where[:] = ops_rows, where_rows
 
     def path_matrix(self, X) -> np.ndarray:
         """Return the root-to-leaf path of every (row of X, tree) as an int matrix.
@@ -373,25 +382,30 @@ class TreeStore:
         -------
         ndarray of int64, shape (N * n_trees, depth + 1)
             Row ``point * n_trees + tree`` holds the path's nodes, root first (column =
-            depth), padded with -1.
+            depth), padded with -1 (all -1 for an empty tree).
         """
         X = np.asarray(X, dtype=float)
         N, M = X.shape[0], self.n_trees
-        left, right = self.left, self.right
-        sdim, sloc = self.split_dim, self.split_loc
+        d = self._data
+        left, right, sdim, sloc = d["left"], d["right"], d["split_dim"], d["split_loc"]
+        flat = np.ascontiguousarray(X).reshape(-1)  # a 1-D gather beats a 2-D one
         entry = np.arange(N * M)
-        point = entry // M
+        base = entry // M * X.shape[1]  # the entry's point's first coordinate in flat
         node = np.tile(self.roots, N)
+        if self.roots.min() < 0:  # empty trees: no path
+            grown = np.flatnonzero(node >= 0)
+            entry, base, node = entry[grown], base[grown], node[grown]
         columns = []
         while entry.size:
             col = np.full(N * M, -1, dtype=np.int64)
             col[entry] = node
             columns.append(col)
-            inner = left[node] >= 0
-            entry, point, node = entry[inner], point[inner], node[inner]
-            go_left = X[point, sdim[node]] <= sloc[node]
-            node = np.where(go_left, left[node], right[node])
-        return np.column_stack(columns)
+            lc = left[node]
+            inner = np.flatnonzero(lc >= 0)
+            if inner.size < node.size:
+                entry, base, node, lc = entry[inner], base[inner], node[inner], lc[inner]
+            node = np.where(flat[base + sdim[node]] > sloc[node], right[node], lc)
+        return np.column_stack(columns) if columns else np.full((N * M, 1), -1, np.int64)
 
     def _extend_point(self, x, point_stats, rng, ops, where, split_pure=True, paths=None,
                       inside=None):
