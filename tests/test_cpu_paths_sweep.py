@@ -1,0 +1,60 @@
+"""The fast paths behind the sweep and kernel-convergence pages' CPU per new link (issue
+25, item 6) against the slow obvious computations they replace."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist, squareform
+
+from mondrian_core import laplace_posterior as lp
+
+
+def _longdouble_log_marginal_likelihood(distances, y, lifetime, s2n, s2p):
+    """``log N(y; 0, K)`` by a Cholesky factorisation in long double (the reference)."""
+    L = np.longdouble
+    K = L(s2p) * np.exp(-L(lifetime) * distances.astype(L))
+    K[np.diag_indices_from(K)] += L(s2n)
+    n = y.size
+    C = np.zeros_like(K)
+    for j in range(n):
+        C[j, j] = np.sqrt(K[j, j] - np.sum(C[j, :j] ** 2))
+        C[j + 1:, j] = (K[j + 1:, j] - C[j + 1:, :j] @ C[j, :j]) / C[j, j]
+    z = np.zeros(n, dtype=L)
+    for j in range(n):
+        z[j] = (L(y[j]) - C[j, :j] @ z[:j]) / C[j, j]
+    return float(-0.5 * np.sum(z * z) - np.sum(np.log(np.diag(C)))
+                 - 0.5 * n * np.log(2 * np.pi * L(1)))
+
+
+@pytest.mark.parametrize("n, s2n, s2p", [(40, 0.01, 1.0), (60, 1e-4, 2.0), (3, 0.5, 0.3)])
+def test_markov_likelihood_matches_the_dense_factorisation(n, s2n, s2p):
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-1.0, 2.0, size=n)
+    x[1] = x[2]  # a tie: a gap of 0
+    y = np.sin(3 * x) + 0.1 * rng.standard_normal(n)
+    grid = np.geomspace(1e-3, 300.0, 40)
+    D = squareform(pdist(x[:, None], metric="cityblock"))
+    fast = lp._markov_log_marginal_likelihoods(x, y, grid, s2n, s2p)
+    dense = lp._dense_log_marginal_likelihoods(D, y, grid, s2n, s2p)
+    ref = np.array([_longdouble_log_marginal_likelihood(D, y, lam, s2n, s2p)
+                    for lam in grid[::6]])
+    # against long double: the Kalman filter is the more accurate of the two (the dense
+    # factorisation of a nearly all-ones kernel loses digits at small noise)
+    np.testing.assert_allclose(fast[::6], ref, rtol=1e-12, atol=0)
+    if s2n / s2p >= 1e-2:  # a well-conditioned kernel: the two float paths agree too
+        np.testing.assert_allclose(fast, dense, rtol=1e-12, atol=0)
+
+
+def test_one_dimensional_posterior_takes_the_markov_path():
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(50, 1))
+    y = np.sin(6 * X[:, 0]) + 0.1 * rng.standard_normal(50)
+    grid = np.geomspace(0.05, 60.0, 30)
+    post = lp.laplace_lifetime_posterior(X, y, stats.loguniform(0.05, 60.0), noise_variance=0.01,
+                                         grid=grid)
+    D = squareform(pdist(X, metric="cityblock"))
+    np.testing.assert_allclose(post.log_marginal_likelihood,
+                               lp._dense_log_marginal_likelihoods(D, y, grid, 0.01, 1.0),
+                               rtol=1e-12, atol=0)
