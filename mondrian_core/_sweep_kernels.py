@@ -110,6 +110,18 @@ def block_ldl(Z, p):
     return L, Dinv, logabs
 
 
+def _pivot_inverse(d):
+    """``(inv(d), log|det d|)`` of a pivot; a 2 x 2 one in closed form (the walk's
+    pivots, one per event: LAPACK's per-call overhead was most of the unblocked loop)."""
+    if d.shape[0] != 2:
+        return np.linalg.inv(d), np.linalg.slogdet(d)[1]
+    (a, b), (c, e) = d.tolist()
+    det = a * e - b * c
+    if det == 0.0 or not np.isfinite(det):  # pragma: no cover - excluded by MIN_NOISE_RATIO
+        return np.linalg.inv(d), np.linalg.slogdet(d)[1]
+    return np.array([[e / det, -b / det], [-c / det, a / det]]), float(np.log(abs(det)))
+
+
 def _ldl_into(A, p, L, Dinv, logabs):
     """Block LDL^T of ``A`` (overwritten) into ``L``, ``Dinv``, ``logabs`` (views)."""
     n = A.shape[0]
@@ -118,9 +130,8 @@ def _ldl_into(A, p, L, Dinv, logabs):
         for i in range(b):
             s = slice(p * i, p * i + p)
             d = A[s, s]
-            inv = np.linalg.inv(d)
+            inv, logabs[i] = _pivot_inverse(d)
             Dinv[i] = inv
-            logabs[i] = np.linalg.slogdet(d)[1]
             if p * i + p < n:
                 r = slice(p * i + p, n)
                 col = A[r, s]

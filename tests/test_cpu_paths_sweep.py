@@ -58,3 +58,37 @@ def test_one_dimensional_posterior_takes_the_markov_path():
     np.testing.assert_allclose(post.log_marginal_likelihood,
                                lp._dense_log_marginal_likelihoods(D, y, grid, 0.01, 1.0),
                                rtol=1e-12, atol=0)
+
+
+def _bordered(n_events, seed):
+    """A capacitance matrix like the walk's: U^T S^{-1} U of indicator columns, each
+    event's pair bordered by -M / s2p, large next to U^T S^{-1} U as at the pages' defaults
+    (M / s2p = 300): indefinite, with well-conditioned pivots."""
+    rng = np.random.default_rng(seed)
+    N = 3 * n_events
+    G = rng.standard_normal((N, N))
+    S = G @ G.T / N + np.eye(N)
+    U = (rng.random((N, 2 * n_events)) < 0.2).astype(float)
+    Z = U.T @ np.linalg.solve(S, U)
+    ii = np.arange(n_events)
+    Z[2 * ii + 1, 2 * ii] -= 50.0
+    Z[2 * ii, 2 * ii + 1] -= 50.0
+    return Z
+
+
+@pytest.mark.parametrize("n_events", [5, 40])
+def test_block_ldl_closed_form_pivots_match_lapack(n_events, monkeypatch):
+    from mondrian_core import _sweep_kernels as sk
+
+    Z = _bordered(n_events, n_events)
+    L, Dinv, logabs = sk.block_ldl(Z, 2)
+    monkeypatch.setattr(sk, "_pivot_inverse",
+                        lambda d: (np.linalg.inv(d), np.linalg.slogdet(d)[1]))
+    L0, Dinv0, logabs0 = sk.block_ldl(Z, 2)
+    np.testing.assert_allclose(L, L0, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(Dinv, Dinv0, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(logabs, logabs0, rtol=1e-12, atol=1e-13)
+    D = np.zeros_like(Z)
+    for i, inv in enumerate(Dinv):
+        D[2 * i:2 * i + 2, 2 * i:2 * i + 2] = np.linalg.inv(inv)
+    np.testing.assert_allclose(L @ D @ L.T, Z, rtol=0, atol=1e-10 * np.abs(Z).max())
