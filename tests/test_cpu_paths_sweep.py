@@ -92,3 +92,18 @@ def test_block_ldl_closed_form_pivots_match_lapack(n_events, monkeypatch):
     for i, inv in enumerate(Dinv):
         D[2 * i:2 * i + 2, 2 * i:2 * i + 2] = np.linalg.inv(inv)
     np.testing.assert_allclose(L @ D @ L.T, Z, rtol=0, atol=1e-10 * np.abs(Z).max())
+
+
+@pytest.mark.parametrize("lifetime, n_grid", [(10.0, 16), (0.7, 5), (60.0, 9)])
+def test_grid_block_cumulative_counts_the_cells_shared(lifetime, n_grid):
+    from mondrian_core.experiments import kernel_convergence as kc
+
+    gx, gy, _ = kc.plane_grid([0.0, 0.0], [1.0, 1.0], n_grid)
+    counts = np.array(kc.feature_counts(60))
+    leaves = kc._grid_mondrian_leaves((gx, gy), lifetime, 60, np.random.default_rng(3))
+    cells = kc._grid_mondrian_cells((gx, gy), lifetime, 60, np.random.default_rng(3))
+    fast = list(kc._grid_block_cumulative([n_grid, n_grid], leaves, counts))
+    slow = list(kc._block_cumulative(cells, cells, counts))
+    assert [m for m, _ in fast] == [m for m, _ in slow] == list(counts)
+    for (_, a), (_, b) in zip(fast, slow):
+        assert np.array_equal(a, b)

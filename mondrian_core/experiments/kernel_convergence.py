@@ -110,7 +110,7 @@ def _block_cumulative(cols_a, cols_b, counts):
         yield m, acc / m
 
 
-def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
+def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
     """The leaves of :func:`~mondrian_core.sample_mondrian_trees` on a tensor grid.
 
     A node of a Mondrian tree over grid points holds a box of grid indices (an
@@ -132,12 +132,13 @@ def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
 
     Returns
     -------
-    ndarray of int, shape (N, n_trees)
-        Column ``t``: the leaf of each point in tree ``t`` (leaves numbered across trees,
-        as :func:`~mondrian_core.kernel.block_one_hot_columns` numbers cells).
+    tree_of : ndarray of int, shape (L,)
+        The tree of each leaf.
+    box_first, box_last : ndarrays of int, shape (L, D)
+        Each leaf's box of grid indices, inclusive.
     """
     sizes = np.array([a.size for a in axes])
-    dim, n = sizes.size, int(np.prod(sizes))
+    dim = sizes.size
     coord = np.full((dim, int(sizes.max())), np.nan)
     for j, a in enumerate(axes):
         coord[j, :a.size] = a
@@ -199,20 +200,67 @@ def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
         first[right, d[ci]] = split_at + 1
         lo[right, d[ci]] = loc[ci]
     rng.integers(2**63 - 1)  # MondrianFeatures.fit's extension seed (tested: the same draw)
-    tree_of, box_first, box_last = (np.concatenate(x) for x in zip(*leaves))
+    return tuple(np.concatenate(x) for x in zip(*leaves))
+
+
+def _leaf_points(sizes, box_first, box_last):
+    """The grid points of each index box, box after box: ``(count, point)``, the number
+    of points of each box and their indices (point ``p = sum_j i_j prod_{l<j} sizes[l]``)."""
     lengths = box_last - box_first + 1
     count = np.prod(lengths, axis=1)
     leaf = np.repeat(np.arange(count.size), count)
     local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
     point = np.zeros(local.size, dtype=np.int64)
     stride = 1
-    for j in range(dim):
+    for j in range(len(sizes)):
         point += (box_first[leaf, j] + local % lengths[leaf, j]) * stride
         local //= lengths[leaf, j]
         stride *= int(sizes[j])
-    cells = np.empty((n, n_trees), dtype=np.int64)
+    return count, point
+
+
+def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
+    """:func:`_grid_mondrian_leaves` as each grid point's leaf in each tree.
+
+    Returns
+    -------
+    ndarray of int, shape (N, n_trees)
+        Column ``t``: the leaf of each point in tree ``t`` (leaves numbered across trees,
+        as :func:`~mondrian_core.kernel.block_one_hot_columns` numbers cells).
+    """
+    sizes = [a.size for a in axes]
+    tree_of, box_first, box_last = _grid_mondrian_leaves(axes, lifetime, n_trees, rng)
+    count, point = _leaf_points(sizes, box_first, box_last)
+    leaf = np.repeat(np.arange(count.size), count)
+    cells = np.empty((int(np.prod(sizes)), n_trees), dtype=np.int64)
     cells[point, tree_of[leaf]] = leaf
     return cells
+
+
+def _grid_block_cumulative(sizes, leaves, counts):
+    """:func:`_block_cumulative` of the leaves' cells, from the leaves themselves.
+
+    Yields ``(m, K_m)``, ``K_m[p, q]`` the fraction of the first ``m`` trees that put
+    grid points ``p`` and ``q`` in one leaf: the same integer counts (one sparse product
+    per count of the trees' point-leaf incidences) with no per-point cell table between.
+    """
+    tree_of, box_first, box_last = leaves
+    order = np.argsort(tree_of, kind="stable")  # leaves tree by tree
+    count, point = _leaf_points(sizes, box_first[order], box_last[order])
+    indptr = np.concatenate([[0], np.cumsum(count)])
+    ends = np.searchsorted(tree_of[order], counts)  # the leaves of trees < m
+    n = int(np.prod(sizes))
+    acc = np.zeros((n, n))
+    done = 0
+    for m, end in zip(counts, ends):
+        if end > done:
+            # rows: leaves of the trees since the last count; one leaf per point and tree
+            B = sp.csr_matrix((np.ones(indptr[end] - indptr[done]),
+                               point[indptr[done]:indptr[end]],
+                               indptr[done:end + 1] - indptr[done]), shape=(end - done, n))
+            acc += (B.T @ B).toarray()
+        done = end
+        yield m, acc / m
 
 
 def _incidence(cols, n_cols):
@@ -411,6 +459,8 @@ def _max_error_curves(X, lifetime, counts, n_repeats, methods, rng, progress,
     the same trees from the same draws."""
     K = laplace_kernel(X, lifetime=lifetime)
     iu = np.triu_indices(X.shape[0], k=1)
+    flat_iu = iu[0] * X.shape[0] + iu[1]  # the pairs i < j: one take per estimate
+    K_iu = K[iu]
     errors = {m: np.empty((n_repeats, counts.size)) for m in methods}
     total = n_repeats * len(methods)
     step = 0
@@ -418,11 +468,12 @@ def _max_error_curves(X, lifetime, counts, n_repeats, methods, rng, progress,
         for method in methods:
             kernels = (cumulative_kernels(method, X, None, lifetime, counts, rng)
                        if grid_axes is None else
-                       _block_cumulative(*2 * (_grid_mondrian_cells(grid_axes, lifetime,
-                                                                    int(counts[-1]), rng),),
-                                         counts))
+                       _grid_block_cumulative([a.size for a in grid_axes],
+                                              _grid_mondrian_leaves(grid_axes, lifetime,
+                                                                    int(counts[-1]), rng),
+                                              counts))
             for c, (_, Km) in enumerate(kernels):
-                errors[method][r, c] = np.abs(Km[iu] - K[iu]).max()
+                errors[method][r, c] = np.abs(np.take(Km, flat_iu) - K_iu).max()
             step += 1
             if progress is not None:
                 progress(step / total, f"{method}, repetition {r + 1} of {n_repeats}")
