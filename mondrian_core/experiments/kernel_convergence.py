@@ -143,30 +143,36 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
     for j, a in enumerate(axes):
         coord[j, :a.size] = a
     k = n_trees
-    tree = np.arange(k)
-    clock = np.zeros(k)
-    first = np.zeros((k, dim), dtype=np.int64)  # index box, inclusive
-    last = np.tile(sizes - 1, (k, 1))
-    lo = np.tile([a[0] for a in axes], (k, 1)).astype(float)
-    hi = np.tile([a[-1] for a in axes], (k, 1)).astype(float)
-    leaves = []  # (tree, first, last) of the retired nodes
+    # every node's state in two arrays (one gather each when nodes retire or split):
+    # ints (tree, first index per axis, last index per axis), inclusive index boxes, and
+    # floats (clock, lower and upper coordinate per axis)
+    ints = np.zeros((k, 1 + 2 * dim), dtype=np.int64)
+    ints[:, 0] = np.arange(k)
+    ints[:, 1 + dim:] = sizes - 1
+    floats = np.zeros((k, 1 + 2 * dim))
+    floats[:, 1:1 + dim] = [a[0] for a in axes]
+    floats[:, 1 + dim:] = [a[-1] for a in axes]
+    leaves = []  # the ints of the retired nodes
     while True:
+        clock, lo, hi = floats[:, 0], floats[:, 1:1 + dim], floats[:, 1 + dim:]
+        first, last = ints[:, 1:1 + dim], ints[:, 1 + dim:]
         # tick: the next proposal's time at rate the cell's linear dimension
         rate = (hi - lo).sum(1)
-        e = rng.standard_exponential(tree.size)
+        e = rng.standard_exponential(clock.size)
         with np.errstate(divide="ignore"):
-            clock = clock + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
+            clock += np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
         count = np.prod(last - first + 1, axis=1)
         done = (clock >= lifetime) | (count < 2)
         if done.any():
-            leaves.append((tree[done], first[done], last[done]))
+            leaves.append(ints[done])
             keep = ~done
-            tree, clock, first, last, lo, hi = (a[keep] for a in (tree, clock, first, last,
-                                                                   lo, hi))
-        if tree.size == 0:
+            ints, floats = ints[keep], floats[keep]
+            clock, lo, hi = floats[:, 0], floats[:, 1:1 + dim], floats[:, 1 + dim:]
+            first, last = ints[:, 1:1 + dim], ints[:, 1 + dim:]
+        if clock.size == 0:
             break
         # propose: dimension proportional to the side, location uniform
-        k = tree.size
+        k = clock.size
         rows = np.arange(k)
         side = hi - lo
         cs = np.cumsum(side, axis=1)
@@ -193,14 +199,15 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
         reps = np.where(cut, 2, 1)
         slot = np.cumsum(reps) - reps
         take = np.repeat(rows, reps)
-        tree, clock, first, last, lo, hi = (x[take] for x in (tree, clock, first, last, lo, hi))
-        left, right = slot[ci], slot[ci] + 1
-        last[left, d[ci]] = split_at
-        hi[left, d[ci]] = loc[ci]
-        first[right, d[ci]] = split_at + 1
-        lo[right, d[ci]] = loc[ci]
+        ints, floats = ints[take], floats[take]
+        left, right, axis = slot[ci], slot[ci] + 1, d[ci]
+        ints[left, 1 + dim + axis] = split_at  # the left child's last index
+        floats[left, 1 + dim + axis] = loc[ci]  # its upper coordinate
+        ints[right, 1 + axis] = split_at + 1  # the right child's first index
+        floats[right, 1 + axis] = loc[ci]  # its lower coordinate
     rng.integers(2**63 - 1)  # MondrianFeatures.fit's extension seed (tested: the same draw)
-    return tuple(np.concatenate(x) for x in zip(*leaves))
+    retired = np.concatenate(leaves)
+    return retired[:, 0], retired[:, 1:1 + dim], retired[:, 1 + dim:]
 
 
 def _leaf_points(sizes, box_first, box_last):
