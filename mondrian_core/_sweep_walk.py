@@ -462,8 +462,7 @@ class EventWalk:
             q0, ld0 = self.quad[k], self.logdet[k]
             ld = ld0 + np.cumsum(logabsdet + log_detC)
             qd = q0 - np.cumsum(dq)
-            for s in range(b):
-                self._store_dual(k + 1 + s, qd[s], ld[s], alph[:, s])
+            self._store_dual(slice(k + 1, k + b + 1), qd, ld, alph.T)
             clock("alpha")
             states = np.arange(k + 1, k + b + 1)
             self._validate_dual(alph, states)
@@ -479,9 +478,12 @@ class EventWalk:
                 progress(k / E)
 
     def _store_dual(self, k, quad, logdet, alpha):
+        """Store state ``k`` (an index, or a slice of states with ``alpha`` a row each)."""
         self.quad[k], self.logdet[k] = quad, logdet
-        self.rss[k] = self.s2n ** 2 * float(alpha @ alpha)
-        self.alpha_dual[k - self.n_primal] = alpha
+        self.rss[k] = self.s2n ** 2 * np.einsum("...i,...i->...", alpha, alpha)
+        rows = (slice(k.start - self.n_primal, k.stop - self.n_primal) if isinstance(k, slice)
+                else k - self.n_primal)
+        self.alpha_dual[rows] = alpha
 
     def _validate_dual(self, alph, states):
         """Validation RMSE of dual states: cell values ``v = (s2p/M) sum of alpha``."""
