@@ -107,3 +107,12 @@ def test_grid_block_cumulative_counts_the_cells_shared(lifetime, n_grid):
     assert [m for m, _ in fast] == [m for m, _ in slow] == list(counts)
     for (_, a), (_, b) in zip(fast, slow):
         assert np.array_equal(a, b)
+
+
+def test_times_pivot_inverses_is_the_batched_product():
+    from mondrian_core import _sweep_kernels as sk
+
+    rng = np.random.default_rng(1)
+    W, Dinv = rng.standard_normal((37, 40)), rng.standard_normal((20, 2, 2))
+    slow = np.einsum("mqa,qab->mqb", W.reshape(37, 20, 2), Dinv).reshape(37, 40)
+    np.testing.assert_allclose(sk._times_pivot_inverses(W, Dinv, 2), slow, rtol=1e-15, atol=0)
