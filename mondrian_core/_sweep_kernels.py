@@ -45,6 +45,25 @@ def indicator(nodes, alive, n_nodes):
     return sp.csr_matrix((np.ones(rows.size), (rows, nodes[alive])), shape=(n, n_nodes))
 
 
+#: Most entries of a dense copy of a point-cell incidence in :func:`shared_cell_counts`.
+DENSE_GRAM_ENTRIES = 2**22
+
+
+def shared_cell_counts(Psi):
+    """``Psi Psi^T`` as a dense array: for each pair of points, the cells they share.
+
+    Integer counts, so exact either way: by a sparse product, whose work is the pairs
+    sharing each cell, or (when that is most pairs in most trees, as at a sweep's start,
+    where every point is in each tree's root) by one dense BLAS product.
+    """
+    n, c = Psi.shape
+    size = np.bincount(Psi.indices, minlength=c).astype(float)  # points per cell
+    if n * c <= DENSE_GRAM_ENTRIES and 8.0 * (size @ size) >= float(n) * n * c:
+        P = Psi.toarray()
+        return P @ P.T
+    return (Psi @ Psi.T).toarray()
+
+
 def singular_error(s2n, s2p):
     """The error for a ridge system too close to singular to factorise."""
     return InputError(

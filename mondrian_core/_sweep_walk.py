@@ -64,6 +64,7 @@ from mondrian_core._sweep_kernels import (
     block_ldl,
     cholesky,
     node_points,
+    shared_cell_counts,
     singular_error,
     val_block,
 )
@@ -416,7 +417,7 @@ class EventWalk:
         pos[cells] = np.arange(cells.size)
         Psi = sp.csr_matrix((np.ones(N * M), pos[self.point_cell].ravel(),
                              np.arange(0, N * M + 1, M)), shape=(N, cells.size))
-        S = np.asfortranarray((Psi @ Psi.T).toarray() * (s2p / M))
+        S = np.asfortranarray(shared_cell_counts(Psi) * (s2p / M))
         S[np.diag_indices(N)] += s2n
         clock("dual start")
         Cinv = -M / s2p

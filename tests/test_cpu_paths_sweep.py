@@ -116,3 +116,17 @@ def test_times_pivot_inverses_is_the_batched_product():
     W, Dinv = rng.standard_normal((37, 40)), rng.standard_normal((20, 2, 2))
     slow = np.einsum("mqa,qab->mqb", W.reshape(37, 20, 2), Dinv).reshape(37, 40)
     np.testing.assert_allclose(sk._times_pivot_inverses(W, Dinv, 2), slow, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("n_trees, n_cells", [(30, 1), (30, 4), (5, 60)])
+def test_shared_cell_counts_is_the_sparse_product(n_trees, n_cells):
+    import scipy.sparse as sp
+
+    from mondrian_core._sweep_kernels import shared_cell_counts
+
+    rng = np.random.default_rng(n_cells)
+    N = 80
+    cols = rng.integers(n_cells, size=(N, n_trees)) + n_cells * np.arange(n_trees)  # a cell per tree
+    Psi = sp.csr_matrix((np.ones(N * n_trees), cols.ravel(), np.arange(0, N * n_trees + 1, n_trees)),
+                        shape=(N, n_cells * n_trees))
+    assert np.array_equal(shared_cell_counts(Psi), (Psi @ Psi.T).toarray())
