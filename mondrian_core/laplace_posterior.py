@@ -10,7 +10,8 @@ limit model is the GP
 
 whose marginal likelihood ``L(lambda)`` is smooth in ``lambda``. With a prior
 ``p(lambda)`` the posterior density is ``p(lambda) L(lambda) / Z``; it is computed here
-on a grid of lifetimes, one dense Cholesky factorisation per grid point, and integrated
+on a grid of lifetimes, one dense Cholesky factorisation per grid point (in one input
+dimension one Kalman filter pass over the sorted points instead), and integrated
 in ``u = log(lambda)`` (the grid is geometric, so the steps in ``u`` are equal). It is
 the reference against which the finite-``M`` Mondrian posterior
 (:func:`~mondrian_core.posterior.lifetime_posterior`) can be compared. That one is
