@@ -45,6 +45,25 @@ def indicator(nodes, alive, n_nodes):
     return sp.csr_matrix((np.ones(rows.size), (rows, nodes[alive])), shape=(n, n_nodes))
 
 
+#: Most entries of a dense copy of a point-cell incidence in :func:`shared_cell_counts`.
+DENSE_GRAM_ENTRIES = 2**22
+
+
+def shared_cell_counts(Psi):
+    """``Psi Psi^T`` as a dense array: for each pair of points, the cells they share.
+
+    Integer counts, so exact either way: by a sparse product, whose work is the pairs
+    sharing each cell, or (when that is most pairs in most trees, as at a sweep's start,
+    where every point is in each tree's root) by one dense BLAS product.
+    """
+    n, c = Psi.shape
+    size = np.bincount(Psi.indices, minlength=c).astype(float)  # points per cell
+    if n * c <= DENSE_GRAM_ENTRIES and 8.0 * (size @ size) >= float(n) * n * c:
+        P = Psi.toarray()
+        return P @ P.T
+    return (Psi @ Psi.T).toarray()
+
+
 def singular_error(s2n, s2p):
     """The error for a ridge system too close to singular to factorise."""
     return InputError(
@@ -110,6 +129,32 @@ def block_ldl(Z, p):
     return L, Dinv, logabs
 
 
+def _pivot_inverse(d):
+    """``(inv(d), log|det d|)`` of a pivot; a 2 x 2 one in closed form (the walk's
+    pivots, one per event: LAPACK's per-call overhead was most of the unblocked loop)."""
+    if d.shape[0] != 2:
+        return np.linalg.inv(d), np.linalg.slogdet(d)[1]
+    (a, b), (c, e) = d.tolist()
+    det = a * e - b * c
+    if det == 0.0 or not np.isfinite(det):  # pragma: no cover - excluded by MIN_NOISE_RATIO
+        return np.linalg.inv(d), np.linalg.slogdet(d)[1]
+    return np.array([[e / det, -b / det], [-c / det, a / det]]), float(np.log(abs(det)))
+
+
+def _times_pivot_inverses(W, Dinv, p):
+    """``W blockdiag(Dinv)``: each ``p``-column block of ``W`` times its pivot's inverse.
+    For 2 x 2 pivots as four scaled columns (a batched einsum over 2 x 2 blocks spends
+    its time in per-block overhead)."""
+    if p != 2:
+        m, h = W.shape
+        return np.einsum("mqa,qab->mqb", W.reshape(m, h // p, p), Dinv).reshape(m, h)
+    w0, w1 = W[:, 0::2], W[:, 1::2]
+    out = np.empty_like(W)
+    out[:, 0::2] = w0 * Dinv[:, 0, 0] + w1 * Dinv[:, 1, 0]
+    out[:, 1::2] = w0 * Dinv[:, 0, 1] + w1 * Dinv[:, 1, 1]
+    return out
+
+
 def _ldl_into(A, p, L, Dinv, logabs):
     """Block LDL^T of ``A`` (overwritten) into ``L``, ``Dinv``, ``logabs`` (views)."""
     n = A.shape[0]
@@ -118,9 +163,8 @@ def _ldl_into(A, p, L, Dinv, logabs):
         for i in range(b):
             s = slice(p * i, p * i + p)
             d = A[s, s]
-            inv = np.linalg.inv(d)
+            inv, logabs[i] = _pivot_inverse(d)
             Dinv[i] = inv
-            logabs[i] = np.linalg.slogdet(d)[1]
             if p * i + p < n:
                 r = slice(p * i + p, n)
                 col = A[r, s]
@@ -132,7 +176,7 @@ def _ldl_into(A, p, L, Dinv, logabs):
     _ldl_into(A[:h, :h], p, L[:h, :h], Dinv[:h // p], logabs[:h // p])
     # W = A21 L11^{-T} = L21 D1, then L21 = W D1^{-1} and A22 -= L21 W^T
     W = lapack.dtrtrs(L[:h, :h], np.asfortranarray(A[h:, :h].T), lower=1, unitdiag=1)[0].T
-    L21 = np.einsum("mqa,qab->mqb", W.reshape(n - h, h // p, p), Dinv[:h // p]).reshape(n - h, h)
+    L21 = _times_pivot_inverses(W, Dinv[:h // p], p)
     L[h:, :h] = L21
     A22 = A[h:, h:] - L21 @ W.T
     _ldl_into(A22, p, L[h:, h:], Dinv[h // p:], logabs[h // p:])

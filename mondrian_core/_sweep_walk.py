@@ -64,6 +64,7 @@ from mondrian_core._sweep_kernels import (
     block_ldl,
     cholesky,
     node_points,
+    shared_cell_counts,
     singular_error,
     val_block,
 )
@@ -416,7 +417,7 @@ class EventWalk:
         pos[cells] = np.arange(cells.size)
         Psi = sp.csr_matrix((np.ones(N * M), pos[self.point_cell].ravel(),
                              np.arange(0, N * M + 1, M)), shape=(N, cells.size))
-        S = np.asfortranarray((Psi @ Psi.T).toarray() * (s2p / M))
+        S = np.asfortranarray(shared_cell_counts(Psi) * (s2p / M))
         S[np.diag_indices(N)] += s2n
         clock("dual start")
         Cinv = -M / s2p
@@ -462,8 +463,7 @@ class EventWalk:
             q0, ld0 = self.quad[k], self.logdet[k]
             ld = ld0 + np.cumsum(logabsdet + log_detC)
             qd = q0 - np.cumsum(dq)
-            for s in range(b):
-                self._store_dual(k + 1 + s, qd[s], ld[s], alph[:, s])
+            self._store_dual(slice(k + 1, k + b + 1), qd, ld, alph.T)
             clock("alpha")
             states = np.arange(k + 1, k + b + 1)
             self._validate_dual(alph, states)
@@ -479,9 +479,12 @@ class EventWalk:
                 progress(k / E)
 
     def _store_dual(self, k, quad, logdet, alpha):
+        """Store state ``k`` (an index, or a slice of states with ``alpha`` a row each)."""
         self.quad[k], self.logdet[k] = quad, logdet
-        self.rss[k] = self.s2n ** 2 * float(alpha @ alpha)
-        self.alpha_dual[k - self.n_primal] = alpha
+        self.rss[k] = self.s2n ** 2 * np.einsum("...i,...i->...", alpha, alpha)
+        rows = (slice(k.start - self.n_primal, k.stop - self.n_primal) if isinstance(k, slice)
+                else k - self.n_primal)
+        self.alpha_dual[rows] = alpha
 
     def _validate_dual(self, alph, states):
         """Validation RMSE of dual states: cell values ``v = (s2p/M) sum of alpha``."""

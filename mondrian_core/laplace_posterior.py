@@ -10,7 +10,8 @@ limit model is the GP
 
 whose marginal likelihood ``L(lambda)`` is smooth in ``lambda``. With a prior
 ``p(lambda)`` the posterior density is ``p(lambda) L(lambda) / Z``; it is computed here
-on a grid of lifetimes, one dense Cholesky factorisation per grid point, and integrated
+on a grid of lifetimes, one dense Cholesky factorisation per grid point (in one input
+dimension one Kalman filter pass over the sorted points instead), and integrated
 in ``u = log(lambda)`` (the grid is geometric, so the steps in ``u`` are equal). It is
 the reference against which the finite-``M`` Mondrian posterior
 (:func:`~mondrian_core.posterior.lifetime_posterior`) can be compared. That one is
@@ -291,15 +292,10 @@ def laplace_lifetime_posterior(X, y, prior, noise_variance=0.1, prior_variance=1
     if grid.size < 3 or not np.all(np.isfinite(grid)) or grid[0] <= 0 or np.any(np.diff(grid) <= 0):
         raise InputError("grid must hold at least 3 increasing positive finite lifetimes.")
 
-    lml = np.empty(grid.size)
-    with single_blas_thread():
-        for i, lam in enumerate(grid):
-            K = np.exp(-lam * distances)
-            K *= s2p
-            K[np.diag_indices_from(K)] += s2n
-            c, lower = cho_factor(K, lower=True, overwrite_a=True, check_finite=False)
-            alpha = cho_solve((c, lower), y, check_finite=False)
-            lml[i] = (-0.5 * y @ alpha - np.log(np.diag(c)).sum() - 0.5 * n * _LOG_2PI)
+    if X.shape[1] == 1:
+        lml = _markov_log_marginal_likelihoods(X[:, 0], y, grid, s2n, s2p)
+    else:
+        lml = _dense_log_marginal_likelihoods(distances, y, grid, s2n, s2p)
     with np.errstate(divide="ignore"):
         log_prior = prior.logpdf(grid)
     log_post = lml + log_prior
@@ -317,3 +313,49 @@ def laplace_lifetime_posterior(X, y, prior, noise_variance=0.1, prior_variance=1
                                     log_prior=log_prior, density=density,
                                     log_evidence=shift + float(np.log(z_u)),
                                     prior_mass_on_grid=prior_mass)
+
+
+def _dense_log_marginal_likelihoods(distances, y, grid, s2n, s2p):
+    """``log N(y; 0, s2p exp(-lambda D) + s2n I)`` at each lifetime: one Cholesky each."""
+    n = y.size
+    lml = np.empty(grid.size)
+    with single_blas_thread():
+        for i, lam in enumerate(grid):
+            K = np.exp(-lam * distances)
+            K *= s2p
+            K[np.diag_indices_from(K)] += s2n
+            c, lower = cho_factor(K, lower=True, overwrite_a=True, check_finite=False)
+            alpha = cho_solve((c, lower), y, check_finite=False)
+            lml[i] = (-0.5 * y @ alpha - np.log(np.diag(c)).sum() - 0.5 * n * _LOG_2PI)
+    return lml
+
+
+def _markov_log_marginal_likelihoods(x, y, grid, s2n, s2p):
+    """:func:`_dense_log_marginal_likelihoods` for one input dimension, in O(N) per lifetime.
+
+    On a line the Laplace kernel ``s2p exp(-lambda |x - x'|)`` is the Ornstein-Uhlenbeck
+    covariance, a Markov process: in increasing ``x``, ``f_i = rho_i f_{i-1} + e_i`` with
+    ``rho_i = exp(-lambda (x_i - x_{i-1}))`` and ``e_i ~ N(0, s2p (1 - rho_i^2))``
+    (Rasmussen and Williams 2006, sec. B.2.1). A Kalman filter over the sorted points
+    gives the same Gaussian likelihood as the dense factorisation (the prediction error
+    decomposition), every lifetime of the grid at once.
+    """
+    order = np.argsort(x, kind="stable")
+    gaps, ys = np.diff(x[order]), y[order]
+    mean = np.zeros(grid.size)
+    var = np.full(grid.size, float(s2p))  # the stationary prior of f at the first point
+    lml = np.full(grid.size, -0.5 * y.size * _LOG_2PI)
+    for i in range(ys.size):
+        if i:
+            decay = -grid * gaps[i - 1]
+            rho = np.exp(decay)
+            mean *= rho
+            # rho^2 var + s2p (1 - rho^2), with 1 - rho^2 without cancellation
+            var = rho * rho * var - s2p * np.expm1(2.0 * decay)
+        total = var + s2n
+        resid = ys[i] - mean
+        lml -= 0.5 * (np.log(total) + resid * resid / total)
+        gain = var / total
+        mean += gain * resid
+        var = var * s2n / total
+    return lml

@@ -110,7 +110,7 @@ def _block_cumulative(cols_a, cols_b, counts):
         yield m, acc / m
 
 
-def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
+def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
     """The leaves of :func:`~mondrian_core.sample_mondrian_trees` on a tensor grid.
 
     A node of a Mondrian tree over grid points holds a box of grid indices (an
@@ -132,40 +132,47 @@ def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
 
     Returns
     -------
-    ndarray of int, shape (N, n_trees)
-        Column ``t``: the leaf of each point in tree ``t`` (leaves numbered across trees,
-        as :func:`~mondrian_core.kernel.block_one_hot_columns` numbers cells).
+    tree_of : ndarray of int, shape (L,)
+        The tree of each leaf.
+    box_first, box_last : ndarrays of int, shape (L, D)
+        Each leaf's box of grid indices, inclusive.
     """
     sizes = np.array([a.size for a in axes])
-    dim, n = sizes.size, int(np.prod(sizes))
+    dim = sizes.size
     coord = np.full((dim, int(sizes.max())), np.nan)
     for j, a in enumerate(axes):
         coord[j, :a.size] = a
     k = n_trees
-    tree = np.arange(k)
-    clock = np.zeros(k)
-    first = np.zeros((k, dim), dtype=np.int64)  # index box, inclusive
-    last = np.tile(sizes - 1, (k, 1))
-    lo = np.tile([a[0] for a in axes], (k, 1)).astype(float)
-    hi = np.tile([a[-1] for a in axes], (k, 1)).astype(float)
-    leaves = []  # (tree, first, last) of the retired nodes
+    # every node's state in two arrays (one gather each when nodes retire or split):
+    # ints (tree, first index per axis, last index per axis), inclusive index boxes, and
+    # floats (clock, lower and upper coordinate per axis)
+    ints = np.zeros((k, 1 + 2 * dim), dtype=np.int64)
+    ints[:, 0] = np.arange(k)
+    ints[:, 1 + dim:] = sizes - 1
+    floats = np.zeros((k, 1 + 2 * dim))
+    floats[:, 1:1 + dim] = [a[0] for a in axes]
+    floats[:, 1 + dim:] = [a[-1] for a in axes]
+    leaves = []  # the ints of the retired nodes
     while True:
+        clock, lo, hi = floats[:, 0], floats[:, 1:1 + dim], floats[:, 1 + dim:]
+        first, last = ints[:, 1:1 + dim], ints[:, 1 + dim:]
         # tick: the next proposal's time at rate the cell's linear dimension
         rate = (hi - lo).sum(1)
-        e = rng.standard_exponential(tree.size)
+        e = rng.standard_exponential(clock.size)
         with np.errstate(divide="ignore"):
-            clock = clock + np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
+            clock += np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
         count = np.prod(last - first + 1, axis=1)
         done = (clock >= lifetime) | (count < 2)
         if done.any():
-            leaves.append((tree[done], first[done], last[done]))
+            leaves.append(ints[done])
             keep = ~done
-            tree, clock, first, last, lo, hi = (a[keep] for a in (tree, clock, first, last,
-                                                                   lo, hi))
-        if tree.size == 0:
+            ints, floats = ints[keep], floats[keep]
+            clock, lo, hi = floats[:, 0], floats[:, 1:1 + dim], floats[:, 1 + dim:]
+            first, last = ints[:, 1:1 + dim], ints[:, 1 + dim:]
+        if clock.size == 0:
             break
         # propose: dimension proportional to the side, location uniform
-        k = tree.size
+        k = clock.size
         rows = np.arange(k)
         side = hi - lo
         cs = np.cumsum(side, axis=1)
@@ -192,27 +199,75 @@ def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
         reps = np.where(cut, 2, 1)
         slot = np.cumsum(reps) - reps
         take = np.repeat(rows, reps)
-        tree, clock, first, last, lo, hi = (x[take] for x in (tree, clock, first, last, lo, hi))
-        left, right = slot[ci], slot[ci] + 1
-        last[left, d[ci]] = split_at
-        hi[left, d[ci]] = loc[ci]
-        first[right, d[ci]] = split_at + 1
-        lo[right, d[ci]] = loc[ci]
+        ints, floats = ints[take], floats[take]
+        left, right, axis = slot[ci], slot[ci] + 1, d[ci]
+        ints[left, 1 + dim + axis] = split_at  # the left child's last index
+        floats[left, 1 + dim + axis] = loc[ci]  # its upper coordinate
+        ints[right, 1 + axis] = split_at + 1  # the right child's first index
+        floats[right, 1 + axis] = loc[ci]  # its lower coordinate
     rng.integers(2**63 - 1)  # MondrianFeatures.fit's extension seed (tested: the same draw)
-    tree_of, box_first, box_last = (np.concatenate(x) for x in zip(*leaves))
+    retired = np.concatenate(leaves)
+    return retired[:, 0], retired[:, 1:1 + dim], retired[:, 1 + dim:]
+
+
+def _leaf_points(sizes, box_first, box_last):
+    """The grid points of each index box, box after box: ``(count, point)``, the number
+    of points of each box and their indices (point ``p = sum_j i_j prod_{l<j} sizes[l]``)."""
     lengths = box_last - box_first + 1
     count = np.prod(lengths, axis=1)
     leaf = np.repeat(np.arange(count.size), count)
     local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
     point = np.zeros(local.size, dtype=np.int64)
     stride = 1
-    for j in range(dim):
+    for j in range(len(sizes)):
         point += (box_first[leaf, j] + local % lengths[leaf, j]) * stride
         local //= lengths[leaf, j]
         stride *= int(sizes[j])
-    cells = np.empty((n, n_trees), dtype=np.int64)
+    return count, point
+
+
+def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
+    """:func:`_grid_mondrian_leaves` as each grid point's leaf in each tree.
+
+    Returns
+    -------
+    ndarray of int, shape (N, n_trees)
+        Column ``t``: the leaf of each point in tree ``t`` (leaves numbered across trees,
+        as :func:`~mondrian_core.kernel.block_one_hot_columns` numbers cells).
+    """
+    sizes = [a.size for a in axes]
+    tree_of, box_first, box_last = _grid_mondrian_leaves(axes, lifetime, n_trees, rng)
+    count, point = _leaf_points(sizes, box_first, box_last)
+    leaf = np.repeat(np.arange(count.size), count)
+    cells = np.empty((int(np.prod(sizes)), n_trees), dtype=np.int64)
     cells[point, tree_of[leaf]] = leaf
     return cells
+
+
+def _grid_block_cumulative(sizes, leaves, counts):
+    """:func:`_block_cumulative` of the leaves' cells, from the leaves themselves.
+
+    Yields ``(m, K_m)``, ``K_m[p, q]`` the fraction of the first ``m`` trees that put
+    grid points ``p`` and ``q`` in one leaf: the same integer counts (one sparse product
+    per count of the trees' point-leaf incidences) with no per-point cell table between.
+    """
+    tree_of, box_first, box_last = leaves
+    order = np.argsort(tree_of, kind="stable")  # leaves tree by tree
+    count, point = _leaf_points(sizes, box_first[order], box_last[order])
+    indptr = np.concatenate([[0], np.cumsum(count)])
+    ends = np.searchsorted(tree_of[order], counts)  # the leaves of trees < m
+    n = int(np.prod(sizes))
+    acc = np.zeros((n, n))
+    done = 0
+    for m, end in zip(counts, ends):
+        if end > done:
+            # rows: leaves of the trees since the last count; one leaf per point and tree
+            B = sp.csr_matrix((np.ones(indptr[end] - indptr[done]),
+                               point[indptr[done]:indptr[end]],
+                               indptr[done:end + 1] - indptr[done]), shape=(end - done, n))
+            acc += (B.T @ B).toarray()
+        done = end
+        yield m, acc / m
 
 
 def _incidence(cols, n_cols):
@@ -411,6 +466,8 @@ def _max_error_curves(X, lifetime, counts, n_repeats, methods, rng, progress,
     the same trees from the same draws."""
     K = laplace_kernel(X, lifetime=lifetime)
     iu = np.triu_indices(X.shape[0], k=1)
+    flat_iu = iu[0] * X.shape[0] + iu[1]  # the pairs i < j: one take per estimate
+    K_iu = K[iu]
     errors = {m: np.empty((n_repeats, counts.size)) for m in methods}
     total = n_repeats * len(methods)
     step = 0
@@ -418,11 +475,12 @@ def _max_error_curves(X, lifetime, counts, n_repeats, methods, rng, progress,
         for method in methods:
             kernels = (cumulative_kernels(method, X, None, lifetime, counts, rng)
                        if grid_axes is None else
-                       _block_cumulative(*2 * (_grid_mondrian_cells(grid_axes, lifetime,
-                                                                    int(counts[-1]), rng),),
-                                         counts))
+                       _grid_block_cumulative([a.size for a in grid_axes],
+                                              _grid_mondrian_leaves(grid_axes, lifetime,
+                                                                    int(counts[-1]), rng),
+                                              counts))
             for c, (_, Km) in enumerate(kernels):
-                errors[method][r, c] = np.abs(Km[iu] - K[iu]).max()
+                errors[method][r, c] = np.abs(np.take(Km, flat_iu) - K_iu).max()
             step += 1
             if progress is not None:
                 progress(step / total, f"{method}, repetition {r + 1} of {n_repeats}")
