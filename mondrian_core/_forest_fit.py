@@ -31,7 +31,8 @@ _MAX_INT = np.iinfo(np.int32).max
 
 def _lean_settings_ok(forest, X, y) -> bool:
     p = forest.get_params(deep=False)
-    return (Tree is not None and isinstance(X, np.ndarray) and X.ndim == 2
+    return (Tree is not None and hasattr(np.random.MT19937, "_legacy_seeding")
+            and isinstance(X, np.ndarray) and X.ndim == 2
             and np.asarray(y).ndim == 1 and p.get("max_samples") is None
             and p.get("max_leaf_nodes") is None and p.get("class_weight") is None
             and p.get("monotonic_cst") is None and not p.get("oob_score")
@@ -55,6 +56,17 @@ def _max_features(setting, n_features: int) -> int:
     if isinstance(setting, numbers.Integral):
         return setting
     return max(1, int(setting * n_features)) if setting > 0.0 else 0
+
+
+def _random_state(bits, seed: int) -> np.random.RandomState:
+    """``np.random.RandomState(seed)`` on the reused bit generator ``bits``.
+
+    ``RandomState(seed)`` first seeds a new MT19937 from the operating system's entropy
+    and then re-seeds it the legacy way (~0.35 ms; two per tree); the legacy seeding
+    alone gives the same stream (tested) in ~4 us.
+    """
+    bits._legacy_seeding(seed)
+    return np.random.RandomState(bits)
 
 
 def fit_forest(forest, X, y):
@@ -106,12 +118,13 @@ def fit_forest(forest, X, y):
     if isinstance(rng, numbers.Integral):
         rng = np.random.RandomState(rng)
     trees = []
+    bits = np.random.MT19937()
     for _ in range(forest.n_estimators):
         seed = rng.randint(_MAX_INT)
         tree = copy.copy(template)
         tree.random_state = seed
         if forest.bootstrap:
-            picks = np.random.RandomState(seed).randint(0, n_samples, n_samples)
+            picks = _random_state(bits, seed).randint(0, n_samples, n_samples)
             weight = np.bincount(picks.astype(np.int32), minlength=n_samples).astype(np.float64)
         else:
             weight = None
@@ -119,8 +132,9 @@ def fit_forest(forest, X, y):
             criterion = CRITERIA_CLF[template.criterion](1, n_classes)
         else:
             criterion = CRITERIA_REG[template.criterion](1, n_samples)
+        # the splitter draws its one integer from the generator when the build starts
         splitter = splitter_cls(criterion, max_features, min_leaf, 0.0,
-                                np.random.RandomState(seed), None)
+                                _random_state(bits, seed), None)
         tree.tree_ = Tree(n_features, n_classes, 1)
         DepthFirstTreeBuilder(splitter, min_split, min_leaf, 0.0, max_depth,
                               template.min_impurity_decrease).build(tree.tree_, X32, y2,

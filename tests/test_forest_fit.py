@@ -95,3 +95,14 @@ def test_single_blas_thread_limits_and_restores():
             assert all(d["num_threads"] == 1 for d in threadpool_info()
                        if d["user_api"] == "blas")
     assert [d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"] == before
+
+
+def test_reseeded_generator_gives_randomstates_stream():
+    from mondrian_core._forest_fit import _random_state
+    bits = np.random.MT19937()
+    for seed in (0, 1, 12345, 2**31 - 2):
+        fresh = np.random.RandomState(seed)
+        reused = _random_state(bits, seed)
+        np.testing.assert_array_equal(fresh.randint(0, 1000, 50), reused.randint(0, 1000, 50))
+        assert fresh.randint(0, 2**31 - 1) == reused.randint(0, 2**31 - 1)
+        np.testing.assert_array_equal(fresh.normal(size=3), reused.normal(size=3))

@@ -11,11 +11,12 @@ import re
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from mondrian_core._docstrings import docfiller
 from mondrian_core.figures.theme import BLACK
 
-__all__ = ["figure_builder", "polyline", "rectangles", "band", "log_x_marker"]
+__all__ = ["figure_builder", "polyline", "rectangles", "band", "log_x_marker", "subplots"]
 
 #: The text of a builder's ``%(builder)s`` line: its height entry (the default from its
 #: signature) and its Returns section.
@@ -164,3 +165,30 @@ def log_x_marker(fig: go.Figure, x: float, label: str, *, color: str = BLACK,
     fig.add_annotation(x=float(np.log10(x)), xref="x", y=y, yref="paper", text=label,
                        showarrow=False, yanchor=yanchor, xanchor=xanchor,
                        font=dict(color=color, size=size))
+
+
+#: make_subplots' figures by their arguments (the layout only: never drawn into).
+_SKELETONS: dict = {}
+
+
+def subplots(**kwargs) -> go.Figure:
+    """``plotly.subplots.make_subplots(**kwargs)``, the grid's layout built once.
+
+    make_subplots validates its whole layout through a fresh figure (~50 ms for a
+    2 x 2 grid with titles, a tenth of a page's visit); a copy of the same layout costs
+    a third of that. The figure returned is new and equal to make_subplots' (tested).
+    """
+    key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in kwargs.items()))
+    try:
+        skeleton = _SKELETONS.get(key)
+    except TypeError:  # unhashable arguments (specs): no reuse
+        return make_subplots(**kwargs)
+    if skeleton is None:
+        skeleton = make_subplots(**kwargs)
+        if len(_SKELETONS) >= 256:
+            _SKELETONS.clear()
+        _SKELETONS[key] = skeleton
+    fig = go.Figure(layout=skeleton.layout)
+    fig.__dict__["_grid_ref"] = skeleton._grid_ref  # read only, as add_trace(row, col) does
+    fig.__dict__["_grid_str"] = skeleton._grid_str
+    return fig

@@ -8,9 +8,8 @@ import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import band, figure_builder
+from mondrian_core.figures._parts import band, figure_builder, subplots
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -67,7 +66,7 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
     # (a panel is about 220 px wide at 1024 px, and projector mode makes the text bigger)
     titles = ["<br>".join(textwrap.wrap(panels[k]["label"], 24, break_long_words=False))
               for k in names]
-    fig = make_subplots(rows=rows, cols=cols, shared_yaxes=True, horizontal_spacing=0.04,
+    fig = subplots(rows=rows, cols=cols, shared_yaxes=True, horizontal_spacing=0.04,
                         vertical_spacing=0.17, subplot_titles=titles)
     g = np.asarray(grid).ravel()
     x = np.asarray(X).ravel()
@@ -117,7 +116,7 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
     %(builder)s
     """
     names = list(matrices)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
+    fig = subplots(rows=1, cols=len(names), subplot_titles=names,
                         horizontal_spacing=0.09)
     for i, name in enumerate(names):
         # float32: half the bytes sent to the browser (N^2 values per matrix); the
@@ -192,7 +191,7 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
     """
     names = [r["kernel"] for r in rows]
     colours = [SERIES[i % len(SERIES)] for i in range(len(rows))]
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+    fig = subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=["mean test log-likelihood per point (higher is better)",
                                         "test MSE (lower is better)"])
     ll = [r["test_log_lik"] for r in rows]
@@ -238,7 +237,7 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
     data from random partitions", Figure 2.
     """
     names = list(embeddings)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.09)
+    fig = subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.09)
     colour_label = "<br>".join(textwrap.wrap(colour_label, 14)) or "target"
     for i, name in enumerate(names):
         E = embeddings[name]
@@ -276,7 +275,7 @@ def partition_count_figure(curves: dict, *, dataset_name: str = "", height=380) 
     Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
     data from random partitions", Figure 5.
     """
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+    fig = subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=["mean test log-likelihood per point (higher is better)",
                                         "test MSE (lower is better)"])
     for i, (kind, c) in enumerate(curves.items()):
