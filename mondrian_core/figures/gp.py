@@ -70,29 +70,36 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
                         vertical_spacing=0.17, subplot_titles=titles)
     g = np.asarray(grid).ravel()
     x = np.asarray(X).ravel()
+    # the traces as dicts, added in one call: a go.Scatter built first is validated
+    # twice (built, then copied into the figure), a quarter of the figure's time
+    traces, where = [], []
     for i, name in enumerate(names):
         p = panels[name]
         r, c = i // cols + 1, i % cols + 1
         lo, hi = p["mean"] - 2 * p["std"], p["mean"] + 2 * p["std"]
         first = i == 0
-        fig.add_trace(band(g, lo, hi, _BAND, name="mean \u00b1 2 sd of f", legendgroup="band",
-                           showlegend=first), row=r, col=c)
-        for j in range(p["samples"].shape[1]):
-            fig.add_trace(go.Scatter(x=g, y=p["samples"][:, j], mode="lines",
-                                     line=dict(width=1.0, color=_SAMPLE_COLOURS[j % 5]),
-                                     name="posterior samples", legendgroup="samples",
-                                     showlegend=first and j == 0, opacity=0.7),
-                          row=r, col=c)
+        panel = [band(g, lo, hi, _BAND, name="mean \u00b1 2 sd of f", legendgroup="band",
+                      showlegend=first)]
+        panel += [dict(type="scatter", x=g, y=p["samples"][:, j], mode="lines",
+                       line=dict(width=1.0, color=_SAMPLE_COLOURS[j % 5]),
+                       name="posterior samples", legendgroup="samples",
+                       showlegend=first and j == 0, opacity=0.7)
+                  for j in range(p["samples"].shape[1])]
         if truth is not None:
-            fig.add_trace(go.Scatter(x=g, y=truth, mode="lines", name="true function",
-                                     line=dict(color=GREY, dash="dot", width=1.5),
-                                     legendgroup="truth", showlegend=first), row=r, col=c)
-        fig.add_trace(go.Scatter(x=g, y=p["mean"], mode="lines", line=dict(color=BLUE, width=2.5),
-                                 name="posterior mean", legendgroup="mean", showlegend=first),
-                      row=r, col=c)
-        fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="data",
-                                 marker=dict(color=BLACK, size=4), legendgroup="data",
-                                 showlegend=first), row=r, col=c)
+            panel.append(dict(type="scatter", x=g, y=truth, mode="lines", name="true function",
+                              line=dict(color=GREY, dash="dot", width=1.5),
+                              legendgroup="truth", showlegend=first))
+        panel.append(dict(type="scatter", x=g, y=p["mean"], mode="lines",
+                          line=dict(color=BLUE, width=2.5), name="posterior mean",
+                          legendgroup="mean", showlegend=first))
+        panel.append(dict(type="scatter", x=x, y=y, mode="markers", name="data",
+                          marker=dict(color=BLACK, size=4), legendgroup="data",
+                          showlegend=first))
+        traces += panel
+        where += [(r, c)] * len(panel)
+    fig.add_traces(traces, rows=[r for r, _ in where], cols=[c for _, c in where])
+    for i in range(n):
+        r, c = i // cols + 1, i % cols + 1
         fig.update_xaxes(title_text=x_label if r == rows else None, row=r, col=c)
         if c == 1:
             fig.update_yaxes(title_text=y_label, row=r, col=c)
