@@ -145,3 +145,43 @@ def fit_forest(forest, X, y):
         trees.append(tree)
     forest.estimators_ = trees
     return forest
+
+
+def predict_forest(forest, X) -> np.ndarray:
+    """``forest.predict(X)`` for a fitted one-output forest, without the per-tree overhead.
+
+    scikit-learn's ``predict`` runs each tree through joblib and a checked
+    ``predict_proba`` / ``predict`` (~0.3 ms a tree on a hundred points); the trees'
+    compiled ``tree_.predict`` summed in the same order, divided by the number of trees
+    (and for a classifier the class of the largest mean probability) gives the same
+    numbers (tested). Other inputs go to ``forest.predict``.
+
+    Parameters
+    ----------
+    forest : fitted RandomForest or ExtraTrees classifier or regressor
+        The forest (one output).
+    X : ndarray of shape (n, D)
+        Finite inputs.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The predicted classes or values.
+    """
+    trees = getattr(forest, "estimators_", None)
+    if (not trees or getattr(forest, "n_outputs_", None) != 1 or not isinstance(X, np.ndarray)
+            or X.ndim != 2 or X.shape[1] != forest.n_features_in_
+            or not np.isfinite(X).all()):
+        return forest.predict(X)
+    X32 = np.asarray(X, dtype=np.float32)
+    if hasattr(forest, "predict_proba"):
+        proba = np.zeros((X32.shape[0], forest.n_classes_), dtype=np.float64)
+        for tree in trees:
+            proba += tree.tree_.predict(X32)[:, :tree.n_classes_]
+        proba /= len(trees)
+        return forest.classes_.take(np.argmax(proba, axis=1), axis=0)
+    out = np.zeros(X32.shape[0], dtype=np.float64)
+    for tree in trees:
+        out += tree.tree_.predict(X32)[:, 0]
+    out /= len(trees)
+    return out

@@ -1,5 +1,5 @@
-"""The partition GP page's posterior panels, built with one ``add_traces`` call, against
-the figure built trace by trace (the builder as it was, kept here as the reference)."""
+"""The partition GP page's figures, their traces added in one ``add_traces`` call, against
+the figures built trace by trace (the builders as they were, kept here as references)."""
 from __future__ import annotations
 
 import textwrap
@@ -10,8 +10,14 @@ import pytest
 from plotly.subplots import make_subplots
 
 from mondrian_core.figures._parts import band
-from mondrian_core.figures.gp import _BAND, _SAMPLE_COLOURS, posterior_panels_figure
-from mondrian_core.figures.theme import BLACK, BLUE, GREY, legend_below, styled
+from mondrian_core.figures.gp import (
+    _BAND,
+    _SAMPLE_COLOURS,
+    kernel_heatmaps_figure,
+    kernel_pca_figure,
+    posterior_panels_figure,
+)
+from mondrian_core.figures.theme import BLACK, BLUE, GREY, SEQUENTIAL, legend_below, styled
 
 
 def _reference(panels, X, y, grid, *, truth=None, x_label="x", y_label="y", height=420):
@@ -70,4 +76,55 @@ def test_posterior_panels_same_as_trace_by_trace(n_panels, n_samples, with_truth
     truth = np.sin(grid.ravel()) if with_truth else None
     got = posterior_panels_figure(panels, X, y, grid, truth=truth, height=300)
     want = _reference(panels, X, y, grid, truth=truth, height=300)
+    assert got.to_dict() == want.to_dict()
+
+
+def _reference_heatmaps(matrices, *, axis_label="points, sorted by x", height=380):
+    names = list(matrices)
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
+                        horizontal_spacing=0.09)
+    for i, name in enumerate(names):
+        z = np.asarray(matrices[name], dtype=np.float32)
+        fig.add_trace(go.Heatmap(z=z, zmin=0, zmax=1, colorscale=SEQUENTIAL,
+                                 showscale=i == len(names) - 1,
+                                 colorbar=dict(title="k(x, x')", len=0.9),
+                                 hovertemplate="i=%{y}, j=%{x}: k=%{z:.2f}<extra></extra>"),
+                      row=1, col=i + 1)
+        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i + 1 if i else ''}",
+                         showgrid=False, row=1, col=i + 1)
+        fig.update_xaxes(title_text=axis_label, showgrid=False, row=1, col=i + 1)
+    fig.update_annotations(font_size=13, yshift=8)
+    return styled(fig, height=height)
+
+
+def _reference_kernel_pca(embeddings, colour, *, colour_label="target", height=380):
+    names = list(embeddings)
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.09)
+    colour_label = "<br>".join(textwrap.wrap(colour_label, 14)) or "target"
+    for i, name in enumerate(names):
+        E = embeddings[name]
+        fig.add_trace(go.Scatter(x=E[:, 0], y=E[:, 1], mode="markers",
+                                 marker=dict(color=colour, colorscale=SEQUENTIAL, size=6,
+                                             line=dict(width=0.3, color=GREY),
+                                             showscale=i == len(names) - 1,
+                                             colorbar=dict(title=colour_label)),
+                                 showlegend=False,
+                                 hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>"),
+                      row=1, col=i + 1)
+        fig.update_xaxes(title_text="component 1", row=1, col=i + 1)
+        fig.update_yaxes(title_text="component 2" if i == 0 else None, row=1, col=i + 1)
+    fig.update_annotations(font_size=13, yshift=8)
+    return styled(fig, height=height)
+
+
+@pytest.mark.parametrize("n_panels", [1, 3])
+def test_heatmaps_and_embeddings_same_as_trace_by_trace(n_panels):
+    rng = np.random.default_rng(n_panels)
+    matrices = {f"kernel {k}": rng.uniform(size=(20, 20)) for k in range(n_panels)}
+    assert kernel_heatmaps_figure(matrices).to_dict() == _reference_heatmaps(matrices).to_dict()
+    embeddings = {f"embedding {k}": rng.normal(size=(30, 2)) for k in range(n_panels)}
+    colour = rng.normal(size=30)
+    got = kernel_pca_figure(embeddings, colour, colour_label="disease progression after 1 year")
+    want = _reference_kernel_pca(embeddings, colour,
+                                 colour_label="disease progression after 1 year")
     assert got.to_dict() == want.to_dict()

@@ -12,7 +12,7 @@ from sklearn.ensemble import (
 )
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._forest_fit import fit_forest
+from mondrian_core._forest_fit import fit_forest, predict_forest
 
 
 def _data(seed, n=150, d=3, classes=2):
@@ -33,6 +33,7 @@ def _assert_same_forest(a, b, X_new):
         assert sorted(vars(ta)) == sorted(vars(tb))
     assert sorted(vars(a)) == sorted(vars(b))
     np.testing.assert_array_equal(a.predict(X_new), b.predict(X_new))
+    np.testing.assert_array_equal(predict_forest(b, X_new), a.predict(X_new))
     np.testing.assert_array_equal(a.apply(X_new), b.apply(X_new))
     if hasattr(a, "predict_proba"):
         np.testing.assert_array_equal(a.classes_, b.classes_)
@@ -106,3 +107,12 @@ def test_reseeded_generator_gives_randomstates_stream():
         np.testing.assert_array_equal(fresh.randint(0, 1000, 50), reused.randint(0, 1000, 50))
         assert fresh.randint(0, 2**31 - 1) == reused.randint(0, 2**31 - 1)
         np.testing.assert_array_equal(fresh.normal(size=3), reused.normal(size=3))
+
+
+def test_predict_forest_other_inputs_take_sklearns_predict():
+    X, labels, _ = _data(6, classes=3)
+    forest = fit_forest(RandomForestClassifier(4, random_state=0), X, labels)
+    as_list = X[:5].tolist()
+    np.testing.assert_array_equal(predict_forest(forest, as_list), forest.predict(as_list))
+    with pytest.raises(ValueError):
+        predict_forest(forest, X[:5, :2])  # too few features: sklearn's own message

@@ -31,7 +31,7 @@ from sklearn.ensemble import (
 
 from mondrian_core._blas import single_blas_thread
 from mondrian_core._docstrings import docfiller, fill_doc, params
-from mondrian_core._forest_fit import fit_forest
+from mondrian_core._forest_fit import fit_forest, predict_forest
 from mondrian_core._validation import check_count, check_points, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.grids import plane_grid
@@ -263,7 +263,7 @@ def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, li
         scores["Mondrian forest (online)"].append(_score(task, y_test, model.predict(X_test)))
         for name, est in baselines.items():
             fit_forest(est, X[:stop], y[:stop])
-            scores[name].append(_score(task, y_test, est.predict(X_test)))
+            scores[name].append(_score(task, y_test, predict_forest(est, X_test)))
         n_seen.append(stop)
     return OnlineRun(task, np.asarray(n_seen), {k: np.asarray(v) for k, v in scores.items()},
                      snaps, np.asarray(counts),

@@ -125,15 +125,16 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
     names = list(matrices)
     fig = subplots(rows=1, cols=len(names), subplot_titles=names,
                         horizontal_spacing=0.09)
-    for i, name in enumerate(names):
-        # float32: half the bytes sent to the browser (N^2 values per matrix); the
-        # values are shown to two decimals
-        z = np.asarray(matrices[name], dtype=np.float32)
-        fig.add_trace(go.Heatmap(z=z, zmin=0, zmax=1, colorscale=SEQUENTIAL,
-                                 showscale=i == len(names) - 1,
-                                 colorbar=dict(title="k(x, x')", len=0.9),
-                                 hovertemplate="i=%{y}, j=%{x}: k=%{z:.2f}<extra></extra>"),
-                      row=1, col=i + 1)
+    # float32: half the bytes sent to the browser (N^2 values per matrix); the values
+    # are shown to two decimals. Dicts in one call: a go.Heatmap would be validated twice.
+    fig.add_traces([dict(type="heatmap", z=np.asarray(matrices[name], dtype=np.float32),
+                         zmin=0, zmax=1, colorscale=SEQUENTIAL,
+                         showscale=i == len(names) - 1,
+                         colorbar=dict(title="k(x, x')", len=0.9),
+                         hovertemplate="i=%{y}, j=%{x}: k=%{z:.2f}<extra></extra>")
+                    for i, name in enumerate(names)],
+                   rows=[1] * len(names), cols=list(range(1, len(names) + 1)))
+    for i in range(len(names)):
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i + 1 if i else ''}",
                          showgrid=False, row=1, col=i + 1)
         fig.update_xaxes(title_text=axis_label, showgrid=False, row=1, col=i + 1)
@@ -246,16 +247,17 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
     names = list(embeddings)
     fig = subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.09)
     colour_label = "<br>".join(textwrap.wrap(colour_label, 14)) or "target"
-    for i, name in enumerate(names):
-        E = embeddings[name]
-        fig.add_trace(go.Scatter(x=E[:, 0], y=E[:, 1], mode="markers",
-                                 marker=dict(color=colour, colorscale=SEQUENTIAL, size=6,
-                                             line=dict(width=0.3, color=GREY),
-                                             showscale=i == len(names) - 1,
-                                             colorbar=dict(title=colour_label)),
-                                 showlegend=False,
-                                 hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>"),
-                      row=1, col=i + 1)
+    fig.add_traces([dict(type="scatter", x=embeddings[name][:, 0], y=embeddings[name][:, 1],
+                         mode="markers",
+                         marker=dict(color=colour, colorscale=SEQUENTIAL, size=6,
+                                     line=dict(width=0.3, color=GREY),
+                                     showscale=i == len(names) - 1,
+                                     colorbar=dict(title=colour_label)),
+                         showlegend=False,
+                         hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>")
+                    for i, name in enumerate(names)],
+                   rows=[1] * len(names), cols=list(range(1, len(names) + 1)))
+    for i in range(len(names)):
         fig.update_xaxes(title_text="component 1", row=1, col=i + 1)
         fig.update_yaxes(title_text="component 2" if i == 0 else None, row=1, col=i + 1)
     fig.update_annotations(font_size=13, yshift=8)
