@@ -476,15 +476,30 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         return self._sample_labels(self.partitions_.labels(X), n_samples, rng)
 
     @_single_threaded_blas
-    def _predict_and_sample(self, X, n_samples, random_state):
-        """``predict(X, return_std=True)`` and ``sample_y(X, n_samples, random_state)``
-        with the points placed in the partitions once (for the Mondrian kernel a
-        conditional draw on X, seeded at ``fit``, so both see the same cells).
+    def predict_and_sample(self, X, n_samples=3, random_state=None):
+        """Return ``predict(X, return_std=True)`` and ``sample_y(X, n_samples, random_state)``.
+
+        The points are placed in the partitions once for both (for the Mondrian kernel a
+        conditional draw on ``X``, seeded at ``fit``, so the two see the same cells): the
+        same numbers as the two calls, at the cost of one placement.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, D)
+            Points.
+        n_samples : int, default=3
+            Number of samples.
+        random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
+            A seed or generator for the samples (see :func:`~mondrian_core.check_random_state`).
 
         Returns
         -------
-        mean, std : ndarray of shape (n,)
+        mean : ndarray of shape (n,)
+            The posterior mean, in the units of y.
+        std : ndarray of shape (n,)
+            The posterior standard deviation of f.
         samples : ndarray of shape (n, n_samples)
+            The posterior samples, in the units of y.
         """
         check_is_fitted(self, "alpha_")
         n_samples = check_count(n_samples, "n_samples")

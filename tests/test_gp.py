@@ -227,7 +227,7 @@ def test_predict_and_sample_at_once_equals_the_two_calls(make):
     X, y = toy(80, seed=4)
     grid = np.linspace(-0.2, 1.2, 57)[:, None]
     gp = PartitionGP(make(), noise_variance=0.1).fit(X, y)
-    mean, std, samples = gp._predict_and_sample(grid, 3, 11)
+    mean, std, samples = gp.predict_and_sample(grid, 3, 11)
     want_mean, want_std = gp.predict(grid, return_std=True)
     np.testing.assert_array_equal(mean, want_mean)
     np.testing.assert_array_equal(std, want_std)
