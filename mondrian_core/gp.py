@@ -20,7 +20,7 @@ from scipy.sparse.linalg import cg, eigsh
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._docstrings import docfiller, sections
+from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._validation import (
     check_count,
     check_flag,
@@ -475,6 +475,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         X = check_partition_points(X, self)
         return self._sample_labels(self.partitions_.labels(X), n_samples, rng)
 
+    @docfiller({"sample_args": params(sample_y.__doc__, "X", "n_samples", "random_state")})
     @_single_threaded_blas
     def predict_and_sample(self, X, n_samples=3, random_state=None):
         """Return ``predict(X, return_std=True)`` and ``sample_y(X, n_samples, random_state)``.
@@ -485,12 +486,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n, D)
-            Points.
-        n_samples : int, default=3
-            Number of samples.
-        random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default=None
-            A seed or generator for the samples (see :func:`~mondrian_core.check_random_state`).
+        %(sample_args)s
 
         Returns
         -------
