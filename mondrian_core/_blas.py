@@ -9,15 +9,25 @@ the interpreter on 16,000 x 16,000 matrices.
 from __future__ import annotations
 
 import os
+import sys
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController, threadpool_limits
 
 _ENV_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+# Finding the loaded BLAS libraries costs ~7 ms (a walk of every shared object), as
+# much as the small products it guards: the controller is kept, and found again when
+# modules were imported since (a new extension may have brought its own BLAS).
+_controller: tuple[int, ThreadpoolController] | None = None
 
 
 def single_blas_thread():
     """A context manager under which BLAS runs on one thread (restored on exit)."""
-    return threadpool_limits(limits=1, user_api="blas")
+    global _controller
+    n_modules = len(sys.modules)
+    if _controller is None or _controller[0] != n_modules:
+        _controller = (n_modules, ThreadpoolController())
+    return _controller[1].limit(limits=1, user_api="blas")
 
 
 def pin_blas_threads_for_process() -> None:

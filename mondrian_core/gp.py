@@ -20,7 +20,7 @@ from scipy.sparse.linalg import cg, eigsh
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 
 from mondrian_core._blas import single_blas_thread
-from mondrian_core._docstrings import docfiller, sections
+from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._validation import (
     check_count,
     check_flag,
@@ -310,10 +310,6 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             return self.algebra_.exact_preconditioner(s, self._woodbury)
         return self.algebra_.preconditioner(s)
 
-    def _ids(self, X):
-        X = check_partition_points(X, self)
-        return self.algebra_.lookup(self.partitions_.labels(X))
-
     def _cross_kernel(self, ids_new) -> np.ndarray:
         """K(X_train, X_new) dense (N, n): count of partitions that agree, / m."""
         A = self.algebra_
@@ -404,7 +400,12 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             The posterior standard deviation of f; only with ``return_std=True``.
         """
         check_is_fitted(self, "alpha_")
-        ids = self._ids(X)
+        X = check_partition_points(X, self)
+        return self._predict_labels(self.partitions_.labels(X), return_std)
+
+    def _predict_labels(self, labels, return_std):
+        """:meth:`predict` given the points' labels in the fitted partitions."""
+        ids = self.algebra_.lookup(labels)
         mean = self._y_mean + self._y_std * self._latent_mean(ids)
         if not return_std:
             return mean
@@ -471,9 +472,40 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         check_is_fitted(self, "alpha_")
         n_samples = check_count(n_samples, "n_samples")
         rng = check_random_state(random_state)
-        A, s = self.algebra_, float(self.noise_variance)
         X = check_partition_points(X, self)
-        labels_new = self.partitions_.labels(X)
+        return self._sample_labels(self.partitions_.labels(X), n_samples, rng)
+
+    @docfiller({"sample_args": params(sample_y.__doc__, "X", "n_samples", "random_state")})
+    @_single_threaded_blas
+    def predict_and_sample(self, X, n_samples=3, random_state=None):
+        """Return ``predict(X, return_std=True)`` and ``sample_y(X, n_samples, random_state)``.
+
+        The points are placed in the partitions once for both (for the Mondrian kernel a
+        conditional draw on ``X``, seeded at ``fit``, so the two see the same cells): the
+        same numbers as the two calls, at the cost of one placement.
+
+        Parameters
+        ----------
+        %(sample_args)s
+
+        Returns
+        -------
+        mean : ndarray of shape (n,)
+            The posterior mean, in the units of y.
+        std : ndarray of shape (n,)
+            The posterior standard deviation of f.
+        samples : ndarray of shape (n, n_samples)
+            The posterior samples, in the units of y.
+        """
+        check_is_fitted(self, "alpha_")
+        n_samples = check_count(n_samples, "n_samples")
+        rng = check_random_state(random_state)
+        labels = self.partitions_.labels(check_partition_points(X, self))
+        return (*self._predict_labels(labels, True), self._sample_labels(labels, n_samples, rng))
+
+    def _sample_labels(self, labels_new, n_samples, rng):
+        """:meth:`sample_y` given the points' labels in the fitted partitions."""
+        A, s = self.algebra_, float(self.noise_variance)
         ids_new = A.lookup(labels_new)
         # unseen clusters of new points get their own weights after the C fitted ones
         unseen = ids_new < 0

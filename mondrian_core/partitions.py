@@ -23,6 +23,7 @@ from sklearn.base import BaseEstimator
 from sklearn.ensemble import RandomForestRegressor
 
 from mondrian_core._blas import single_blas_thread
+from mondrian_core._forest_fit import fit_forest
 from mondrian_core._linalg import one_hot_csr
 from mondrian_core._threads import thread_map
 from mondrian_core._validation import (
@@ -467,11 +468,11 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
         # box the points keep their digits (shifted by 1e6 they would be rounded to 0.06)
         self.offset_ = _range_midpoint(X)
         try:
-            forest = RandomForestRegressor(
+            forest = fit_forest(RandomForestRegressor(
                 n_estimators=m, max_features=self.max_features,
                 min_samples_leaf=self.min_samples_leaf,
                 random_state=int(rng.integers(2**31 - 1)), n_jobs=1,
-            ).fit(X - self.offset_, y)
+            ), X - self.offset_, y)
         except (ValueError, OverflowError) as err:  # sklearn's max_features, min_samples_leaf
             raise InputError(f"Bad Random Forest setting: {err}") from None
         depth_rng = rng.spawn(1)[0]

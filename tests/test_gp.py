@@ -214,3 +214,21 @@ def test_log_predictive_density_is_the_dense_gaussian_log_density(normalize_y):
     got = gp.log_predictive_density(Xt, yt)
     assert got.shape == (40,)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: FastClusterPartitions(n_partitions=30, max_level=4, random_state=1),
+    lambda: RandomForestPartitions(n_partitions=30, max_level=5, random_state=1),
+    lambda: MondrianPartitions(n_partitions=30, lifetime=8.0, random_state=1),
+])
+def test_predict_and_sample_at_once_equals_the_two_calls(make):
+    """The posterior panels' one placement of the grid gives predict's and sample_y's
+    numbers exactly (the Mondrian's conditional draw on new points is seeded at fit)."""
+    X, y = toy(80, seed=4)
+    grid = np.linspace(-0.2, 1.2, 57)[:, None]
+    gp = PartitionGP(make(), noise_variance=0.1).fit(X, y)
+    mean, std, samples = gp.predict_and_sample(grid, 3, 11)
+    want_mean, want_std = gp.predict(grid, return_std=True)
+    np.testing.assert_array_equal(mean, want_mean)
+    np.testing.assert_array_equal(std, want_std)
+    np.testing.assert_array_equal(samples, gp.sample_y(grid, 3, random_state=11))

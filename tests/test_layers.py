@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "mondrian_core"
 # the first component below mondrian_core -> layer (ARCHITECTURE.md's table)
 LAYERS = {
     0: {"errors", "_docstrings", "_validation", "_stable", "_blas", "_threads", "_linalg", "cost",
-        "datasets"},
+        "datasets", "_forest_fit"},
     1: {"process", "trees", "tree_extension", "partitions", "partition_algebra"},
     2: {"kernel", "sweep", "_sweep_walk", "_sweep_online", "_sweep_kernels", "posterior",
         "laplace_posterior", "forest", "gp"},

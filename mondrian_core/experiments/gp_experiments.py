@@ -278,8 +278,8 @@ def posterior_curves(kind, X, y, grid, *, n_partitions=100, max_level=6, noise_v
             return _rbf_curves(X, y, grid, n_samples, random_state)
     P = _fitted(kind, X, y, n_partitions, max_level, lifetime, random_state, partitions)
     gp = PartitionGP(P, noise_variance=noise_variance, fit_partitions=False).fit(X, y)
-    mean, std = gp.predict(grid, return_std=True)
-    samples = gp.sample_y(grid, n_samples, random_state=random_state)
+    # the grid placed in the partitions once for both (PartitionGP.predict, sample_y)
+    mean, std, samples = gp.predict_and_sample(grid, n_samples, random_state)
     return dict(mean=mean, std=std, samples=samples, n_iter=gp.n_iter_,
                 label=f"{kind} (m={P.n_partitions})")
 

@@ -31,6 +31,7 @@ from sklearn.ensemble import (
 
 from mondrian_core._blas import single_blas_thread
 from mondrian_core._docstrings import docfiller, fill_doc, params
+from mondrian_core._forest_fit import fit_forest, predict_forest
 from mondrian_core._validation import check_count, check_points, check_random_state
 from mondrian_core.errors import InputError
 from mondrian_core.experiments.grids import plane_grid
@@ -261,8 +262,8 @@ def online_run(X, y, task, *, X_test, y_test, batch_size=20, n_estimators=10, li
         snaps.append(_snapshot(model, 0, X[start:stop], ops[:, 0].astype(int), before))
         scores["Mondrian forest (online)"].append(_score(task, y_test, model.predict(X_test)))
         for name, est in baselines.items():
-            est.fit(X[:stop], y[:stop])
-            scores[name].append(_score(task, y_test, est.predict(X_test)))
+            fit_forest(est, X[:stop], y[:stop])
+            scores[name].append(_score(task, y_test, predict_forest(est, X_test)))
         n_seen.append(stop)
     return OnlineRun(task, np.asarray(n_seen), {k: np.asarray(v) for k, v in scores.items()},
                      snaps, np.asarray(counts),
@@ -431,7 +432,7 @@ def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, 
     mean, std = mf.predict(G, return_std=True, include_noise=False)
     means, stds = {"Mondrian forest": mean}, {"Mondrian forest": std}
     for name, est in _baselines("regression", n_estimators, seed).items():
-        est.fit(Xt, yt)
+        fit_forest(est, Xt, yt)
         per_tree = np.stack([t.predict(G) for t in est.estimators_])
         means[name], stds[name] = per_tree.mean(axis=0), per_tree.std(axis=0)
     shape = (resolution, resolution)

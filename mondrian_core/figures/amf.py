@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import figure_builder, polyline
+from mondrian_core.figures._parts import figure_builder, polyline, subplots
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -41,7 +40,7 @@ def weighted_depth_figure(run, *, height=520) -> go.Figure:
     Mourtada, Gaïffas and Scornet (2021), "AMF: Aggregated Mondrian forests for online
     learning", JRSS-B 83(3), sections 2-3.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+    fig = subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.06,
                         row_heights=[0.55, 0.45])
     fig.add_trace(go.Scatter(x=run.X[:, 0], y=run.y, mode="markers", name="stream",
                              marker=dict(color=GREY, size=4, opacity=0.5)), row=1, col=1)

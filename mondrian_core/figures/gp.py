@@ -8,9 +8,8 @@ import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import band, figure_builder
+from mondrian_core.figures._parts import band, figure_builder, subplots
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -67,33 +66,40 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
     # (a panel is about 220 px wide at 1024 px, and projector mode makes the text bigger)
     titles = ["<br>".join(textwrap.wrap(panels[k]["label"], 24, break_long_words=False))
               for k in names]
-    fig = make_subplots(rows=rows, cols=cols, shared_yaxes=True, horizontal_spacing=0.04,
+    fig = subplots(rows=rows, cols=cols, shared_yaxes=True, horizontal_spacing=0.04,
                         vertical_spacing=0.17, subplot_titles=titles)
     g = np.asarray(grid).ravel()
     x = np.asarray(X).ravel()
+    # the traces as dicts, added in one call: a go.Scatter built first is validated
+    # twice (built, then copied into the figure), a quarter of the figure's time
+    traces, where = [], []
     for i, name in enumerate(names):
         p = panels[name]
         r, c = i // cols + 1, i % cols + 1
         lo, hi = p["mean"] - 2 * p["std"], p["mean"] + 2 * p["std"]
         first = i == 0
-        fig.add_trace(band(g, lo, hi, _BAND, name="mean \u00b1 2 sd of f", legendgroup="band",
-                           showlegend=first), row=r, col=c)
-        for j in range(p["samples"].shape[1]):
-            fig.add_trace(go.Scatter(x=g, y=p["samples"][:, j], mode="lines",
-                                     line=dict(width=1.0, color=_SAMPLE_COLOURS[j % 5]),
-                                     name="posterior samples", legendgroup="samples",
-                                     showlegend=first and j == 0, opacity=0.7),
-                          row=r, col=c)
+        panel = [band(g, lo, hi, _BAND, name="mean \u00b1 2 sd of f", legendgroup="band",
+                      showlegend=first)]
+        panel += [dict(type="scatter", x=g, y=p["samples"][:, j], mode="lines",
+                       line=dict(width=1.0, color=_SAMPLE_COLOURS[j % 5]),
+                       name="posterior samples", legendgroup="samples",
+                       showlegend=first and j == 0, opacity=0.7)
+                  for j in range(p["samples"].shape[1])]
         if truth is not None:
-            fig.add_trace(go.Scatter(x=g, y=truth, mode="lines", name="true function",
-                                     line=dict(color=GREY, dash="dot", width=1.5),
-                                     legendgroup="truth", showlegend=first), row=r, col=c)
-        fig.add_trace(go.Scatter(x=g, y=p["mean"], mode="lines", line=dict(color=BLUE, width=2.5),
-                                 name="posterior mean", legendgroup="mean", showlegend=first),
-                      row=r, col=c)
-        fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="data",
-                                 marker=dict(color=BLACK, size=4), legendgroup="data",
-                                 showlegend=first), row=r, col=c)
+            panel.append(dict(type="scatter", x=g, y=truth, mode="lines", name="true function",
+                              line=dict(color=GREY, dash="dot", width=1.5),
+                              legendgroup="truth", showlegend=first))
+        panel.append(dict(type="scatter", x=g, y=p["mean"], mode="lines",
+                          line=dict(color=BLUE, width=2.5), name="posterior mean",
+                          legendgroup="mean", showlegend=first))
+        panel.append(dict(type="scatter", x=x, y=y, mode="markers", name="data",
+                          marker=dict(color=BLACK, size=4), legendgroup="data",
+                          showlegend=first))
+        traces += panel
+        where += [(r, c)] * len(panel)
+    fig.add_traces(traces, rows=[r for r, _ in where], cols=[c for _, c in where])
+    for i in range(n):
+        r, c = i // cols + 1, i % cols + 1
         fig.update_xaxes(title_text=x_label if r == rows else None, row=r, col=c)
         if c == 1:
             fig.update_yaxes(title_text=y_label, row=r, col=c)
@@ -117,17 +123,18 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
     %(builder)s
     """
     names = list(matrices)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names,
+    fig = subplots(rows=1, cols=len(names), subplot_titles=names,
                         horizontal_spacing=0.09)
-    for i, name in enumerate(names):
-        # float32: half the bytes sent to the browser (N^2 values per matrix); the
-        # values are shown to two decimals
-        z = np.asarray(matrices[name], dtype=np.float32)
-        fig.add_trace(go.Heatmap(z=z, zmin=0, zmax=1, colorscale=SEQUENTIAL,
-                                 showscale=i == len(names) - 1,
-                                 colorbar=dict(title="k(x, x')", len=0.9),
-                                 hovertemplate="i=%{y}, j=%{x}: k=%{z:.2f}<extra></extra>"),
-                      row=1, col=i + 1)
+    # float32: half the bytes sent to the browser (N^2 values per matrix); the values
+    # are shown to two decimals. Dicts in one call: a go.Heatmap would be validated twice.
+    fig.add_traces([dict(type="heatmap", z=np.asarray(matrices[name], dtype=np.float32),
+                         zmin=0, zmax=1, colorscale=SEQUENTIAL,
+                         showscale=i == len(names) - 1,
+                         colorbar=dict(title="k(x, x')", len=0.9),
+                         hovertemplate="i=%{y}, j=%{x}: k=%{z:.2f}<extra></extra>")
+                    for i, name in enumerate(names)],
+                   rows=[1] * len(names), cols=list(range(1, len(names) + 1)))
+    for i in range(len(names)):
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i + 1 if i else ''}",
                          showgrid=False, row=1, col=i + 1)
         fig.update_xaxes(title_text=axis_label, showgrid=False, row=1, col=i + 1)
@@ -192,7 +199,7 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
     """
     names = [r["kernel"] for r in rows]
     colours = [SERIES[i % len(SERIES)] for i in range(len(rows))]
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+    fig = subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=["mean test log-likelihood per point (higher is better)",
                                         "test MSE (lower is better)"])
     ll = [r["test_log_lik"] for r in rows]
@@ -238,18 +245,19 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
     data from random partitions", Figure 2.
     """
     names = list(embeddings)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.09)
+    fig = subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.09)
     colour_label = "<br>".join(textwrap.wrap(colour_label, 14)) or "target"
-    for i, name in enumerate(names):
-        E = embeddings[name]
-        fig.add_trace(go.Scatter(x=E[:, 0], y=E[:, 1], mode="markers",
-                                 marker=dict(color=colour, colorscale=SEQUENTIAL, size=6,
-                                             line=dict(width=0.3, color=GREY),
-                                             showscale=i == len(names) - 1,
-                                             colorbar=dict(title=colour_label)),
-                                 showlegend=False,
-                                 hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>"),
-                      row=1, col=i + 1)
+    fig.add_traces([dict(type="scatter", x=embeddings[name][:, 0], y=embeddings[name][:, 1],
+                         mode="markers",
+                         marker=dict(color=colour, colorscale=SEQUENTIAL, size=6,
+                                     line=dict(width=0.3, color=GREY),
+                                     showscale=i == len(names) - 1,
+                                     colorbar=dict(title=colour_label)),
+                         showlegend=False,
+                         hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>")
+                    for i, name in enumerate(names)],
+                   rows=[1] * len(names), cols=list(range(1, len(names) + 1)))
+    for i in range(len(names)):
         fig.update_xaxes(title_text="component 1", row=1, col=i + 1)
         fig.update_yaxes(title_text="component 2" if i == 0 else None, row=1, col=i + 1)
     fig.update_annotations(font_size=13, yshift=8)
@@ -276,7 +284,7 @@ def partition_count_figure(curves: dict, *, dataset_name: str = "", height=380) 
     Davies and Ghahramani (2014), "The Random Forest Kernel and other kernels for big
     data from random partitions", Figure 5.
     """
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+    fig = subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=["mean test log-likelihood per point (higher is better)",
                                         "test MSE (lower is better)"])
     for i, (kind, c) in enumerate(curves.items()):

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import figure_builder, polyline
+from mondrian_core.figures._parts import figure_builder, polyline, subplots
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, legend_below, styled
 
 __all__ = ["coverage_stack_figure", "bias_sd_figure", "clt_figure", "rates_figure"]
@@ -49,7 +48,7 @@ def coverage_stack_figure(stack, summary, *, names, level=0.95, height=450) -> g
     # short lines: three panels share a laptop's main column (and projector fonts)
     titles = [f"{names[j]}<br>covers {summary['coverage'][j]:.0%}<br>"
               f"width {summary['width'][j]:.2f}" for j in shown]
-    fig = make_subplots(rows=1, cols=len(shown), shared_yaxes=True,
+    fig = subplots(rows=1, cols=len(shown), shared_yaxes=True,
                         horizontal_spacing=0.03, subplot_titles=titles)
     covered = stack.covered
     runs = np.arange(1, R + 1)
@@ -91,7 +90,7 @@ def bias_sd_figure(curves, *, height=400) -> go.Figure:
     ----------
     Cattaneo, Klusowski and Underwood (2023/2026), Theorems 3.1, 3.2 and 4.1.
     """
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+    fig = subplots(rows=1, cols=2, horizontal_spacing=0.1,
                         subplot_titles=["bias at x = centre", "standard deviation"])
     labels = ["plain forest", f"debiased (J = {curves.debias_order})"]
     for row, (label, colour) in enumerate(zip(labels, (BLUE, RED))):

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import band, figure_builder
+from mondrian_core.figures._parts import band, figure_builder, subplots
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, YELLOW, legend_below, styled
 
 _BANDS = {BLUE: "rgba(19,86,162,0.18)", RED: "rgba(212,9,32,0.15)"}
@@ -43,7 +42,7 @@ def stream_fits_figure(stream, step, *, height=470) -> go.Figure:
                stream.kernel_mean[step], stream.kernel_std[step]),
               ("Forest: trees alone", RED,
                stream.forest_mean[step], stream.forest_std[step]))
-    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
+    fig = subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.04,
                         subplot_titles=[p[0] for p in panels])
     values = np.concatenate([y, *(p[2] for p in panels)])
     lo, hi = float(values.min()), float(values.max())
