@@ -19,6 +19,7 @@ import copy
 import numbers
 
 import numpy as np
+import sklearn
 
 try:  # scikit-learn's compiled tree builder (private: checked by the tests)
     from sklearn.tree._classes import CRITERIA_CLF, CRITERIA_REG, DENSE_SPLITTERS
@@ -27,11 +28,15 @@ except ImportError:  # pragma: no cover - another scikit-learn layout: the slow 
     Tree = None
 
 _MAX_INT = np.iinfo(np.int32).max
+#: The scikit-learn releases whose private tree builder the fast path was checked
+#: against (tests/test_forest_fit.py); another release takes ``forest.fit``.
+CHECKED_SKLEARN = ("1.9.",)
 
 
 def _lean_settings_ok(forest, X, y) -> bool:
     p = forest.get_params(deep=False)
-    return (Tree is not None and hasattr(np.random.MT19937, "_legacy_seeding")
+    return (Tree is not None and sklearn.__version__.startswith(CHECKED_SKLEARN)
+            and hasattr(np.random.MT19937, "_legacy_seeding")
             and isinstance(X, np.ndarray) and X.ndim == 2
             and np.asarray(y).ndim == 1 and p.get("max_samples") is None
             and p.get("max_leaf_nodes") is None and p.get("class_weight") is None

@@ -82,6 +82,20 @@ def test_other_settings_take_sklearns_own_fit():
         _assert_same_forest(expected, fit_forest(forest, data, y), X[:10])
 
 
+def test_an_unchecked_scikit_learn_release_takes_its_own_fit(monkeypatch):
+    import mondrian_core._forest_fit as ff
+
+    X, _, y = _data(4)
+    forest = RandomForestRegressor(4, random_state=0)
+    assert ff._lean_settings_ok(forest, X, y)
+    monkeypatch.setattr(ff, "CHECKED_SKLEARN", ("0.0.",))
+    assert not ff._lean_settings_ok(forest, X, y)
+    calls = []
+    monkeypatch.setattr(RandomForestRegressor, "fit",
+                        lambda self, X, y: calls.append(1) or self)
+    assert fit_forest(forest, X, y) is forest and calls == [1]
+
+
 def test_bad_setting_raises_like_sklearn():
     X, _, y = _data(5)
     with pytest.raises(ValueError, match="max_features"):
