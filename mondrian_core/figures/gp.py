@@ -245,7 +245,9 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
     data from random partitions", Figure 2.
     """
     names = list(embeddings)
-    fig = subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.09)
+    # wrapped: two long titles ran into each other over panels a third of the width wide
+    fig = subplots(rows=1, cols=len(names), horizontal_spacing=0.09,
+                   subplot_titles=["<br>".join(textwrap.wrap(name, 16)) for name in names])
     colour_label = "<br>".join(textwrap.wrap(colour_label, 14)) or "target"
     fig.add_traces([dict(type="scatter", x=embeddings[name][:, 0], y=embeddings[name][:, 1],
                          mode="markers",
