@@ -338,3 +338,16 @@ def test_cumulative_kernels_equal_the_block_by_block_count(method, lifetime):
         for m, K in fast:
             slow = sum((ca[:, b, None] == cb[None, :, b]).astype(float) for b in range(m)) / m
             np.testing.assert_array_equal(K, slow)
+
+
+def test_curves_read_the_mean_at_a_count_and_its_fall():
+    from mondrian_core.experiments.kernel_convergence import KernelErrorCurves
+
+    errors = np.array([[0.5, 0.3, 0.1, 0.05], [0.7, 0.5, 0.3, 0.15]])
+    c = KernelErrorCurves(counts=np.array([1, 10, 40, 90]), errors={METHODS[0]: errors})
+    assert c.mean_at(METHODS[0], 10) == 0.4 and c.mean_at(METHODS[0], 7) is None
+    start, end, ratio, rate = c.fall_from(METHODS[0], 10)
+    assert (start, end) == (0.4, 0.1)
+    assert ratio == 0.4 / 0.1 and rate == 3.0
+    # a count between the grid's: the next count's mean, the rate still from the count asked
+    assert c.fall_from(METHODS[0], 5)[:2] == (0.4, 0.1)

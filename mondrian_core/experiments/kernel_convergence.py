@@ -385,6 +385,50 @@ class _OverRepeats:
         values = getattr(self, self._curves)[method]
         return values.std(axis=0, ddof=1) if values.shape[0] > 1 else np.zeros(self.counts.size)
 
+    def mean_at(self, method, count) -> float | None:
+        """Return the mean over repetitions at ``count``, or None if it is not one of
+        the counts.
+
+        Parameters
+        ----------
+        method : str
+            One of :data:`METHODS`.
+        count : int
+            A number of trees / grids / frequencies.
+
+        Returns
+        -------
+        float or None
+            The mean at ``count``.
+        """
+        at = np.flatnonzero(self.counts == count)
+        return float(self.mean(method)[at[0]]) if at.size else None
+
+    def fall_from(self, method, count) -> tuple[float, float, float, float]:
+        """Return how the mean falls from ``count`` to the largest count, beside the
+        ``1/sqrt(M)`` rate of a Monte Carlo average.
+
+        Parameters
+        ----------
+        method : str
+            One of :data:`METHODS`.
+        count : int
+            The starting count; the first count at or above it is used.
+
+        Returns
+        -------
+        start, end : float
+            The mean at the starting count and at the largest count.
+        ratio : float
+            ``start / end``.
+        rate : float
+            ``sqrt(largest count / count)``, the ratio at the rate ``1/sqrt(M)``.
+        """
+        mean = self.mean(method)
+        at = min(int(np.searchsorted(self.counts, count)), self.counts.size - 1)
+        start, end = float(mean[at]), float(mean[-1])
+        return start, end, start / end, float(np.sqrt(self.counts[-1] / count))
+
 
 @dataclass(frozen=True)
 class KernelErrorCurves(_OverRepeats):
