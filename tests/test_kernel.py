@@ -351,3 +351,28 @@ def test_curves_read_the_mean_at_a_count_and_its_fall():
     assert ratio == 0.4 / 0.1 and rate == 3.0
     # a count between the grid's: the next count's mean, the rate still from the count asked
     assert c.fall_from(METHODS[0], 5)[:2] == (0.4, 0.1)
+
+
+@pytest.mark.parametrize("ridge", [0.3, 0.01])
+def test_nested_ridge_predictions_are_each_counts_own_solve(ridge):
+    from mondrian_core.experiments.kernel_convergence import (
+        _nested_features,
+        _nested_ridge_predictions,
+        _ridge_predict,
+    )
+
+    rng = np.random.default_rng(13)
+    X, Xt = rng.random((40, 2)), rng.random((15, 2)) * 1.2
+    y = rng.standard_normal(40)
+    counts = np.array([1, 3, 8, 20, 30])
+    for method in METHODS:
+        fast = list(_nested_ridge_predictions(method, X, Xt, y, 3.0, counts, ridge,
+                                              np.random.default_rng(1)))
+        slow = [_ridge_predict(Z, Zt, y, ridge) for Z, Zt in
+                _nested_features(method, X, Xt, 3.0, counts, np.random.default_rng(1))]
+        assert len(fast) == len(slow) == counts.size
+        for a, b in zip(fast, slow):  # the same solve up to rounding
+            np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
+    # the dual's shared Grams are used: the Mondrian prefix outgrows the 40 rows
+    Z, _ = list(_nested_features(METHODS[0], X, Xt, 3.0, counts, np.random.default_rng(1)))[-1]
+    assert Z.shape[1] > X.shape[0]

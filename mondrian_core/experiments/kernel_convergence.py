@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mondrian_core._docstrings import docfiller, params, sections
-from mondrian_core._linalg import kernel_ridge_coefficients, ridge_weights
+from mondrian_core._linalg import _dense, kernel_ridge_coefficients, ridge_weights
 from mondrian_core._validation import (
     check_count,
     check_counts,
@@ -584,38 +584,73 @@ def _ridge_predict(Z_train, Z_test, y, ridge):
     return mu + Z_test @ ridge_weights(Z_train, y - mu, ridge)
 
 
-def _nested_features(method, X_train, X_test, lifetime, counts, rng):
-    """Yield (Z_train, Z_test) using the first m members, for m in ``counts``.
+def _member_features(method, X_train, X_test, lifetime, counts, rng):
+    """One draw of ``max(counts)`` members: ``(Z_train, Z_test, bounds, top)``, the
+    features of all members (each member's columns after the previous member's) and
+    the number of columns of the first m members, for m in ``counts``.
 
-    One draw of ``max(counts)`` trees / grids / frequencies; the first m
-    members' columns are a prefix (columns are ordered by tree / grid),
-    rescaled from ``1/sqrt(max)`` to ``1/sqrt(m)``. Test points are placed by
-    ``transform``; their columns beyond the fitted cells (branch-offs, new
-    bins) hold no training point, get weight 0 and are dropped.
+    Test points are placed by ``transform``; their columns beyond the fitted cells
+    (branch-offs, new bins) hold no training point, get weight 0 and are dropped.
     """
     top = int(counts[-1])
     if method == METHODS[2]:
         rff = RandomFourierFeatures(lifetime, top, rng).fit(X_train)
-        Z_tr, Z_te = rff.transform(X_train), rff.transform(X_test)
-        bounds = counts
+        return rff.transform(X_train), rff.transform(X_test), counts, top
+    if method == METHODS[0]:
+        est = MondrianFeatures(lifetime, top, rng).fit(X_train)
+        n_fitted = est.n_cells()
+    elif method == METHODS[1]:
+        est = RandomBinningFeatures(lifetime, top, rng).fit(X_train)
+        n_fitted = est.n_bins_
     else:
-        if method == METHODS[0]:
-            est = MondrianFeatures(lifetime, top, rng).fit(X_train)
-            n_fitted = est.n_cells()
-        elif method == METHODS[1]:
-            est = RandomBinningFeatures(lifetime, top, rng).fit(X_train)
-            n_fitted = est.n_bins_
-        else:
-            raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
-        Z_tr = est.transform(X_train).tocsc()
-        Z_te = est.transform(X_test)[:, :n_fitted].tocsc()
-        # columns are grouped by member: member b's columns end at the largest
-        # column any training row uses in block b, plus one
-        ends = np.maximum.accumulate(block_one_hot_columns(est.transform(X_train)).max(0)) + 1
-        bounds = ends[counts - 1]
+        raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+    Z_tr = est.transform(X_train)
+    Z_te = est.transform(X_test)[:, :n_fitted].tocsc()
+    # columns are grouped by member: member b's columns end at the largest
+    # column any training row uses in block b, plus one
+    ends = np.maximum.accumulate(block_one_hot_columns(Z_tr).max(0)) + 1
+    return Z_tr.tocsc(), Z_te, ends[counts - 1], top
+
+
+def _nested_features(method, X_train, X_test, lifetime, counts, rng):
+    """Yield (Z_train, Z_test) using the first m members, for m in ``counts``.
+
+    One draw of ``max(counts)`` trees / grids / frequencies (:func:`_member_features`);
+    the first m members' columns are a prefix, rescaled from ``1/sqrt(max)`` to
+    ``1/sqrt(m)``.
+    """
+    Z_tr, Z_te, bounds, top = _member_features(method, X_train, X_test, lifetime, counts, rng)
     for m, cols in zip(counts, bounds):
         scale = np.sqrt(top / m)
         yield Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale
+
+
+def _nested_ridge_predictions(method, X_train, X_test, y, lifetime, counts, ridge, rng):
+    """Yield the test predictions of :func:`_ridge_predict` on :func:`_nested_features`,
+    for m in ``counts``, with the dual's Grams shared between the counts.
+
+    Where the m members have more columns than there are training rows the solve is
+    in the dual, and its Grams ``Z_m Z_m^T`` (train x train, test x train) are the
+    first m members' sums, times ``max / m``: each count adds only its new members'
+    products to the previous count's instead of multiplying the whole prefix again.
+    Fewer columns than rows: the primal solve of :func:`_ridge_predict` as it is.
+    """
+    Z_tr, Z_te, bounds, top = _member_features(method, X_train, X_test, lifetime, counts, rng)
+    mu = y.mean()
+    n = Z_tr.shape[0]
+    gram, cross = np.zeros((n, n)), np.zeros((Z_te.shape[0], n))
+    summed = 0  # the columns in gram and cross
+    for m, cols in zip(counts, bounds):
+        scale = np.sqrt(top / m)
+        if cols <= n:
+            yield _ridge_predict(Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale, y, ridge)
+            continue
+        new_tr, new_te = Z_tr[:, summed:cols], Z_te[:, summed:cols]
+        gram += _dense(new_tr @ new_tr.T)
+        cross += _dense(new_te @ new_tr.T)
+        summed = cols
+        ratio = top / m
+        yield mu + (cross * ratio) @ kernel_ridge_coefficients(gram * ratio, y - mu, ridge)
 
 
 @docfiller({"passed_on": params(kernel_error_curves.__doc__, "methods", "random_state",
@@ -688,9 +723,9 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
     step = 0
     for r in range(n_repeats):
         for method in methods:
-            for c, (Z_tr, Z_te) in enumerate(
-                    _nested_features(method, X_train, X_test, lifetime, counts, rng)):
-                out[method][r, c] = rmse(_ridge_predict(Z_tr, Z_te, y_train, ridge))
+            for c, pred in enumerate(_nested_ridge_predictions(
+                    method, X_train, X_test, y_train, lifetime, counts, ridge, rng)):
+                out[method][r, c] = rmse(pred)
             step += 1
             if progress is not None:
                 progress(step / total, f"{method}, repetition {r + 1} of {n_repeats}")
