@@ -262,6 +262,13 @@ def test_slice_link_order_and_figures():
     assert len(kernel_heatmaps_figure(K, f.kernel(X), order, n_trees=10).data) == 3
 
 
+def _ridge_toy(seed):
+    """40 training points in the square, 15 test points partly outside, noise targets."""
+    rng = np.random.default_rng(seed)
+    X, Xt = rng.random((40, 2)), rng.random((15, 2)) * 1.2
+    return X, Xt, rng.standard_normal(40)
+
+
 def test_nested_features_and_primal_equals_dual():
     from mondrian_core.experiments.kernel_convergence import (
         _krr_predict,
@@ -269,9 +276,7 @@ def test_nested_features_and_primal_equals_dual():
         _ridge_predict,
     )
 
-    rng = np.random.default_rng(12)
-    X, Xt = rng.random((40, 2)), rng.random((15, 2)) * 1.2
-    y = rng.standard_normal(40)
+    X, Xt, y = _ridge_toy(12)
     counts = np.array([1, 3, 8])
     for method in METHODS:
         gen = _nested_features(method, X, Xt, 3.0, counts, np.random.default_rng(0))
@@ -361,9 +366,7 @@ def test_nested_ridge_predictions_are_each_counts_own_solve(ridge):
         _ridge_predict,
     )
 
-    rng = np.random.default_rng(13)
-    X, Xt = rng.random((40, 2)), rng.random((15, 2)) * 1.2
-    y = rng.standard_normal(40)
+    X, Xt, y = _ridge_toy(13)
     counts = np.array([1, 3, 8, 20, 30])
     for method in METHODS:
         fast = list(_nested_ridge_predictions(method, X, Xt, y, 3.0, counts, ridge,
