@@ -109,6 +109,19 @@ def test_grid_block_cumulative_counts_the_cells_shared(lifetime, n_grid):
         assert np.array_equal(a, b)
 
 
+@pytest.mark.parametrize("lifetime, n_grid", [(10.0, 16), (0.7, 5), (60.0, 9)])
+def test_leaf_points_offset_table_is_the_per_point_arithmetic(lifetime, n_grid):
+    from mondrian_core.experiments import kernel_convergence as kc
+
+    gx, gy, _ = kc.plane_grid([0.0, 0.0], [1.0, 1.0], n_grid)
+    _, first, last = kc._grid_mondrian_leaves((gx, gy), lifetime, 60, np.random.default_rng(5))
+    fast = kc._leaf_points([n_grid, n_grid], first, last)
+    # a third axis of one grid point leaves every index the same and takes the general path
+    pad = np.zeros((first.shape[0], 1), dtype=first.dtype)
+    slow = kc._leaf_points([n_grid, n_grid, 1], np.hstack([first, pad]), np.hstack([last, pad]))
+    assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
+
+
 def test_times_pivot_inverses_is_the_batched_product():
     from mondrian_core import _sweep_kernels as sk
 

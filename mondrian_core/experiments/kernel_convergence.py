@@ -215,8 +215,17 @@ def _leaf_points(sizes, box_first, box_last):
     of points of each box and their indices (point ``p = sum_j i_j prod_{l<j} sizes[l]``)."""
     lengths = box_last - box_first + 1
     count = np.prod(lengths, axis=1)
-    leaf = np.repeat(np.arange(count.size), count)
     local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    if len(sizes) == 2:
+        # a box's k-th point lies (k mod w, k div w) from its corner, w its first side:
+        # one table of those offsets, read at (w, k), instead of per-point arithmetic
+        s0 = int(sizes[0])
+        k = np.arange(int(count.max()))
+        offset = k % np.arange(1, s0 + 1)[:, None] + s0 * (k // np.arange(1, s0 + 1)[:, None])
+        corner = box_first[:, 0] + s0 * box_first[:, 1]
+        return count, (np.repeat(corner, count)
+                       + offset[np.repeat(lengths[:, 0] - 1, count), local])
+    leaf = np.repeat(np.arange(count.size), count)
     point = np.zeros(local.size, dtype=np.int64)
     stride = 1
     for j in range(len(sizes)):
