@@ -153,40 +153,53 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
     floats[:, 1:1 + dim] = [a[0] for a in axes]
     floats[:, 1 + dim:] = [a[-1] for a in axes]
     leaves = []  # the ints of the retired nodes
+    width = 1 + 2 * dim  # the columns of ints and floats
     while True:
         clock, lo, hi = floats[:, 0], floats[:, 1:1 + dim], floats[:, 1 + dim:]
-        first, last = ints[:, 1:1 + dim], ints[:, 1 + dim:]
+        # the per-axis sums and products below are loops over the D columns: the same
+        # additions in the same order as numpy's reductions over a short row, without
+        # their per-row cost
+        side = hi - lo
         # tick: the next proposal's time at rate the cell's linear dimension
-        rate = (hi - lo).sum(1)
+        rate = side[:, 0].copy()
+        count = ints[:, 1 + dim] - ints[:, 1] + 1
+        for j in range(1, dim):
+            rate += side[:, j]
+            count *= ints[:, 1 + dim + j] - ints[:, 1 + j] + 1
         e = rng.standard_exponential(clock.size)
         with np.errstate(divide="ignore"):
             clock += np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
-        count = np.prod(last - first + 1, axis=1)
         done = (clock >= lifetime) | (count < 2)
         if done.any():
             leaves.append(ints[done])
             keep = ~done
-            ints, floats = ints[keep], floats[keep]
-            clock, lo, hi = floats[:, 0], floats[:, 1:1 + dim], floats[:, 1 + dim:]
-            first, last = ints[:, 1:1 + dim], ints[:, 1 + dim:]
+            ints, floats, side = ints[keep], floats[keep], side[keep]
+            clock = floats[:, 0]
         if clock.size == 0:
             break
         # propose: dimension proportional to the side, location uniform
         k = clock.size
         rows = np.arange(k)
-        side = hi - lo
-        cs = np.cumsum(side, axis=1)
-        u = rng.random(k) * cs[:, -1]
-        d = np.minimum((cs <= u[:, None]).sum(1), dim - 1)
-        bad = side[rows, d] <= 0
+        cs = side[:, 0].copy()  # the running sum of the sides
+        below_u = []
+        for j in range(1, dim):
+            below_u.append(cs.copy())
+            cs += side[:, j]
+        u = rng.random(k) * cs
+        d = np.zeros(k, dtype=np.int64)
+        for c in below_u:  # the axes whose cumulative side is at most u, at most D - 1
+            d += c <= u
+        bad = side.ravel()[rows * dim + d] <= 0
         if bad.any():
             d[bad] = np.argmax(side[bad], axis=1)
-        a, b = lo[rows, d], hi[rows, d]
+        flat_f, flat_i = floats.ravel(), ints.ravel()
+        at = rows * width + 1 + d  # (row, lower coordinate / first index of axis d)
+        a, b = flat_f[at], flat_f[at + dim]
         loc = a + rng.random(k) * (b - a)
-        below = loc < coord[d, first[rows, d]]
-        above = loc >= coord[d, last[rows, d]]
-        lo[rows[below], d[below]] = loc[below]
-        hi[rows[above], d[above]] = loc[above]
+        below = loc < coord[d, flat_i[at]]
+        above = loc >= coord[d, flat_i[at + dim]]
+        flat_f[at[below]] = loc[below]
+        flat_f[at[above] + dim] = loc[above]
         cut = ~(below | above)
         if not cut.any():
             continue
