@@ -122,6 +122,21 @@ def test_leaf_points_offset_table_is_the_per_point_arithmetic(lifetime, n_grid):
     assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
 
 
+def test_grid_mondrian_cells_in_three_dimensions_are_the_fitted_trees_partitions():
+    from mondrian_core.experiments import kernel_convergence as kc
+    from mondrian_core.kernel import MondrianFeatures, block_one_hot_columns
+
+    axes = [np.linspace(0, 1, 4), np.linspace(0, 2, 5), np.linspace(0, 1, 3)]
+    # the grid's points, first axis fastest
+    grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).transpose(2, 1, 0, 3).reshape(-1, 3)
+    fast_rng, slow_rng = np.random.default_rng(9), np.random.default_rng(9)
+    fast = kc._grid_mondrian_cells(axes, 2.0, 40, fast_rng)
+    slow = block_one_hot_columns(MondrianFeatures(2.0, 40, slow_rng).fit(grid).transform(grid))
+    for t in range(40):  # the same partition of the grid in every tree
+        assert np.array_equal(fast[:, t][:, None] == fast[:, t], slow[:, t][:, None] == slow[:, t])
+    assert fast_rng.random() == slow_rng.random()
+
+
 def test_times_pivot_inverses_is_the_batched_product():
     from mondrian_core import _sweep_kernels as sk
 
