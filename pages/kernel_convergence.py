@@ -265,17 +265,17 @@ with user_errors():
     curves_u = _uniform(lifetime, seed)
     show_figure(cached_figure(uniform_error_figure, curves_u), "uniform-convergence",
                 params=dict(lam=lifetime, grid=D.GRID_SIDE, draws=D.UNIFORM_DRAWS, seed=seed))
-_mean_u, _counts_u = curves_u.mean(METHODS[0]), curves_u.counts
-_at10 = int(np.searchsorted(_counts_u, 10))
+_from10, _to, _fall, _rate = curves_u.fall_from(METHODS[0], 10)
+_m_top = int(curves_u.counts[-1])
 st.caption(
     "Proposition 2 (sec. 3.2; proof in the supplement, sec. A): on a bounded domain the "
     "probability that the largest error over **all** pairs, $\\sup |k_M - k|$, exceeds any "
     "$\\delta > 0$ vanishes as $M$ grows. Here the supremum over the unit square is "
     f"approximated by the maximum over the pairs of a {D.GRID_SIDE} \u00d7 {D.GRID_SIDE} grid, "
     f"for {D.UNIFORM_DRAWS} independent draws of the trees (thin lines; $\\lambda = {lifetime:g}$). "
-    f"Their mean falls from {_mean_u[_at10]:.2f} at $M = 10$ to {_mean_u[-1]:.3f} at "
-    f"$M = {_counts_u[-1]}$: {_mean_u[_at10] / _mean_u[-1]:.1f} times, against "
-    f"$\\sqrt{{{_counts_u[-1]} / 10}} = {np.sqrt(_counts_u[-1] / 10):.1f}$ for the dotted "
+    f"Their mean falls from {_from10:.2f} at $M = 10$ to {_to:.3f} at "
+    f"$M = {_m_top}$: {_fall:.1f} times, against "
+    f"$\\sqrt{{{_m_top} / 10}} = {_rate:.1f}$ for the dotted "
     "$1/\\sqrt{M}$ line. (At $\\lambda = 10$, over 10 draws, $\\sqrt{M}$ times the mean "
     "stays level from $M = 10$ to 500: tests/claims, this app's own check.)")
 
@@ -325,11 +325,11 @@ with st.expander("Why random Fourier features come out worst at $M = 10$"):
         f"between 1/2 and 1: **{var.fourier:.2f}** here, {var.fourier / var.tree:.0f} times "
         f"as much. With $M = 10$ that is an RMS error of {rms_fourier:.2f} against "
         f"{rms_tree:.3f}.")
-    m6 = int(np.searchsorted(curves6.counts, 10))
-    if m6 < curves6.counts.size and curves6.counts[m6] == 10:
+    fourier10 = curves6.mean_at(METHODS[2], 10)
+    if fourier10 is not None:
         text += (
             f" On Figure 6 ({ds.BUNDLED_DATASETS[dset][1]}, $\\lambda = {lam6:g}$, mean of "
             f"{rep6} repetitions) the Fourier features' test RMSE at $M = 10$ is "
-            f"{curves6.mean(METHODS[2])[m6]:.3g}, against {curves6.baseline_rmse:.3g} for "
-            f"predicting the mean and {curves6.mean(METHODS[0])[m6]:.3g} for the Mondrian kernel.")
+            f"{fourier10:.3g}, against {curves6.baseline_rmse:.3g} for "
+            f"predicting the mean and {curves6.mean_at(METHODS[0], 10):.3g} for the Mondrian kernel.")
     st.markdown(text)

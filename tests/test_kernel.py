@@ -262,6 +262,13 @@ def test_slice_link_order_and_figures():
     assert len(kernel_heatmaps_figure(K, f.kernel(X), order, n_trees=10).data) == 3
 
 
+def _ridge_toy(seed):
+    """40 training points in the square, 15 test points partly outside, noise targets."""
+    rng = np.random.default_rng(seed)
+    X, Xt = rng.random((40, 2)), rng.random((15, 2)) * 1.2
+    return X, Xt, rng.standard_normal(40)
+
+
 def test_nested_features_and_primal_equals_dual():
     from mondrian_core.experiments.kernel_convergence import (
         _krr_predict,
@@ -269,9 +276,7 @@ def test_nested_features_and_primal_equals_dual():
         _ridge_predict,
     )
 
-    rng = np.random.default_rng(12)
-    X, Xt = rng.random((40, 2)), rng.random((15, 2)) * 1.2
-    y = rng.standard_normal(40)
+    X, Xt, y = _ridge_toy(12)
     counts = np.array([1, 3, 8])
     for method in METHODS:
         gen = _nested_features(method, X, Xt, 3.0, counts, np.random.default_rng(0))
@@ -338,3 +343,39 @@ def test_cumulative_kernels_equal_the_block_by_block_count(method, lifetime):
         for m, K in fast:
             slow = sum((ca[:, b, None] == cb[None, :, b]).astype(float) for b in range(m)) / m
             np.testing.assert_array_equal(K, slow)
+
+
+def test_curves_read_the_mean_at_a_count_and_its_fall():
+    from mondrian_core.experiments.kernel_convergence import KernelErrorCurves
+
+    errors = np.array([[0.5, 0.3, 0.1, 0.05], [0.7, 0.5, 0.3, 0.15]])
+    c = KernelErrorCurves(counts=np.array([1, 10, 40, 90]), errors={METHODS[0]: errors})
+    assert c.mean_at(METHODS[0], 10) == 0.4 and c.mean_at(METHODS[0], 7) is None
+    start, end, ratio, rate = c.fall_from(METHODS[0], 10)
+    assert (start, end) == (0.4, 0.1)
+    assert ratio == 0.4 / 0.1 and rate == 3.0
+    # a count between the grid's: the next count's mean, the rate still from the count asked
+    assert c.fall_from(METHODS[0], 5)[:2] == (0.4, 0.1)
+
+
+@pytest.mark.parametrize("ridge", [0.3, 0.01])
+def test_nested_ridge_predictions_are_each_counts_own_solve(ridge):
+    from mondrian_core.experiments.kernel_convergence import (
+        _nested_features,
+        _nested_ridge_predictions,
+        _ridge_predict,
+    )
+
+    X, Xt, y = _ridge_toy(13)
+    counts = np.array([1, 3, 8, 20, 30])
+    for method in METHODS:
+        fast = list(_nested_ridge_predictions(method, X, Xt, y, 3.0, counts, ridge,
+                                              np.random.default_rng(1)))
+        slow = [_ridge_predict(Z, Zt, y, ridge) for Z, Zt in
+                _nested_features(method, X, Xt, 3.0, counts, np.random.default_rng(1))]
+        assert len(fast) == len(slow) == counts.size
+        for a, b in zip(fast, slow):  # the same solve up to rounding
+            np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
+    # the dual's shared Grams are used: the Mondrian prefix outgrows the 40 rows
+    Z, _ = list(_nested_features(METHODS[0], X, Xt, 3.0, counts, np.random.default_rng(1)))[-1]
+    assert Z.shape[1] > X.shape[0]

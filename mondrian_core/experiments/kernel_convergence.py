@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mondrian_core._docstrings import docfiller, params, sections
-from mondrian_core._linalg import kernel_ridge_coefficients, ridge_weights
+from mondrian_core._linalg import _dense, kernel_ridge_coefficients, ridge_weights
 from mondrian_core._validation import (
     check_count,
     check_counts,
@@ -153,40 +153,53 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
     floats[:, 1:1 + dim] = [a[0] for a in axes]
     floats[:, 1 + dim:] = [a[-1] for a in axes]
     leaves = []  # the ints of the retired nodes
+    width = 1 + 2 * dim  # the columns of ints and floats
     while True:
         clock, lo, hi = floats[:, 0], floats[:, 1:1 + dim], floats[:, 1 + dim:]
-        first, last = ints[:, 1:1 + dim], ints[:, 1 + dim:]
+        # the per-axis sums and products below are loops over the D columns: the same
+        # additions in the same order as numpy's reductions over a short row, without
+        # their per-row cost
+        side = hi - lo
         # tick: the next proposal's time at rate the cell's linear dimension
-        rate = (hi - lo).sum(1)
+        rate = side[:, 0].copy()
+        count = ints[:, 1 + dim] - ints[:, 1] + 1
+        for j in range(1, dim):
+            rate += side[:, j]
+            count *= ints[:, 1 + dim + j] - ints[:, 1 + j] + 1
         e = rng.standard_exponential(clock.size)
         with np.errstate(divide="ignore"):
             clock += np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
-        count = np.prod(last - first + 1, axis=1)
         done = (clock >= lifetime) | (count < 2)
         if done.any():
             leaves.append(ints[done])
             keep = ~done
-            ints, floats = ints[keep], floats[keep]
-            clock, lo, hi = floats[:, 0], floats[:, 1:1 + dim], floats[:, 1 + dim:]
-            first, last = ints[:, 1:1 + dim], ints[:, 1 + dim:]
+            ints, floats, side = ints[keep], floats[keep], side[keep]
+            clock = floats[:, 0]
         if clock.size == 0:
             break
         # propose: dimension proportional to the side, location uniform
         k = clock.size
         rows = np.arange(k)
-        side = hi - lo
-        cs = np.cumsum(side, axis=1)
-        u = rng.random(k) * cs[:, -1]
-        d = np.minimum((cs <= u[:, None]).sum(1), dim - 1)
-        bad = side[rows, d] <= 0
+        cs = side[:, 0].copy()  # the running sum of the sides
+        below_u = []
+        for j in range(1, dim):
+            below_u.append(cs.copy())
+            cs += side[:, j]
+        u = rng.random(k) * cs
+        d = np.zeros(k, dtype=np.int64)
+        for c in below_u:  # the axes whose cumulative side is at most u, at most D - 1
+            d += c <= u
+        bad = side.ravel()[rows * dim + d] <= 0
         if bad.any():
             d[bad] = np.argmax(side[bad], axis=1)
-        a, b = lo[rows, d], hi[rows, d]
+        flat_f, flat_i = floats.ravel(), ints.ravel()
+        at = rows * width + 1 + d  # (row, lower coordinate / first index of axis d)
+        a, b = flat_f[at], flat_f[at + dim]
         loc = a + rng.random(k) * (b - a)
-        below = loc < coord[d, first[rows, d]]
-        above = loc >= coord[d, last[rows, d]]
-        lo[rows[below], d[below]] = loc[below]
-        hi[rows[above], d[above]] = loc[above]
+        below = loc < coord[d, flat_i[at]]
+        above = loc >= coord[d, flat_i[at + dim]]
+        flat_f[at[below]] = loc[below]
+        flat_f[at[above] + dim] = loc[above]
         cut = ~(below | above)
         if not cut.any():
             continue
@@ -215,8 +228,17 @@ def _leaf_points(sizes, box_first, box_last):
     of points of each box and their indices (point ``p = sum_j i_j prod_{l<j} sizes[l]``)."""
     lengths = box_last - box_first + 1
     count = np.prod(lengths, axis=1)
-    leaf = np.repeat(np.arange(count.size), count)
     local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    if len(sizes) == 2:
+        # a box's k-th point lies (k mod w, k div w) from its corner, w its first side:
+        # one table of those offsets, read at (w, k), instead of per-point arithmetic
+        s0 = int(sizes[0])
+        k = np.arange(int(count.max()))
+        offset = k % np.arange(1, s0 + 1)[:, None] + s0 * (k // np.arange(1, s0 + 1)[:, None])
+        corner = box_first[:, 0] + s0 * box_first[:, 1]
+        return count, (np.repeat(corner, count)
+                       + offset[np.repeat(lengths[:, 0] - 1, count), local])
+    leaf = np.repeat(np.arange(count.size), count)
     point = np.zeros(local.size, dtype=np.int64)
     stride = 1
     for j in range(len(sizes)):
@@ -385,6 +407,50 @@ class _OverRepeats:
         values = getattr(self, self._curves)[method]
         return values.std(axis=0, ddof=1) if values.shape[0] > 1 else np.zeros(self.counts.size)
 
+    def mean_at(self, method, count) -> float | None:
+        """Return the mean over repetitions at ``count``, or None if it is not one of
+        the counts.
+
+        Parameters
+        ----------
+        method : str
+            One of :data:`METHODS`.
+        count : int
+            A number of trees / grids / frequencies.
+
+        Returns
+        -------
+        float or None
+            The mean at ``count``.
+        """
+        at = np.flatnonzero(self.counts == count)
+        return float(self.mean(method)[at[0]]) if at.size else None
+
+    def fall_from(self, method, count) -> tuple[float, float, float, float]:
+        """Return how the mean falls from ``count`` to the largest count, beside the
+        ``1/sqrt(M)`` rate of a Monte Carlo average.
+
+        Parameters
+        ----------
+        method : str
+            One of :data:`METHODS`.
+        count : int
+            The starting count; the first count at or above it is used.
+
+        Returns
+        -------
+        start, end : float
+            The mean at the starting count and at the largest count.
+        ratio : float
+            ``start / end``.
+        rate : float
+            ``sqrt(largest count / count)``, the ratio at the rate ``1/sqrt(M)``.
+        """
+        mean = self.mean(method)
+        at = min(int(np.searchsorted(self.counts, count)), self.counts.size - 1)
+        start, end = float(mean[at]), float(mean[-1])
+        return start, end, start / end, float(np.sqrt(self.counts[-1] / count))
+
 
 @dataclass(frozen=True)
 class KernelErrorCurves(_OverRepeats):
@@ -540,38 +606,73 @@ def _ridge_predict(Z_train, Z_test, y, ridge):
     return mu + Z_test @ ridge_weights(Z_train, y - mu, ridge)
 
 
-def _nested_features(method, X_train, X_test, lifetime, counts, rng):
-    """Yield (Z_train, Z_test) using the first m members, for m in ``counts``.
+def _member_features(method, X_train, X_test, lifetime, counts, rng):
+    """One draw of ``max(counts)`` members: ``(Z_train, Z_test, bounds, top)``, the
+    features of all members (each member's columns after the previous member's) and
+    the number of columns of the first m members, for m in ``counts``.
 
-    One draw of ``max(counts)`` trees / grids / frequencies; the first m
-    members' columns are a prefix (columns are ordered by tree / grid),
-    rescaled from ``1/sqrt(max)`` to ``1/sqrt(m)``. Test points are placed by
-    ``transform``; their columns beyond the fitted cells (branch-offs, new
-    bins) hold no training point, get weight 0 and are dropped.
+    Test points are placed by ``transform``; their columns beyond the fitted cells
+    (branch-offs, new bins) hold no training point, get weight 0 and are dropped.
     """
     top = int(counts[-1])
     if method == METHODS[2]:
         rff = RandomFourierFeatures(lifetime, top, rng).fit(X_train)
-        Z_tr, Z_te = rff.transform(X_train), rff.transform(X_test)
-        bounds = counts
+        return rff.transform(X_train), rff.transform(X_test), counts, top
+    if method == METHODS[0]:
+        est = MondrianFeatures(lifetime, top, rng).fit(X_train)
+        n_fitted = est.n_cells()
+    elif method == METHODS[1]:
+        est = RandomBinningFeatures(lifetime, top, rng).fit(X_train)
+        n_fitted = est.n_bins_
     else:
-        if method == METHODS[0]:
-            est = MondrianFeatures(lifetime, top, rng).fit(X_train)
-            n_fitted = est.n_cells()
-        elif method == METHODS[1]:
-            est = RandomBinningFeatures(lifetime, top, rng).fit(X_train)
-            n_fitted = est.n_bins_
-        else:
-            raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
-        Z_tr = est.transform(X_train).tocsc()
-        Z_te = est.transform(X_test)[:, :n_fitted].tocsc()
-        # columns are grouped by member: member b's columns end at the largest
-        # column any training row uses in block b, plus one
-        ends = np.maximum.accumulate(block_one_hot_columns(est.transform(X_train)).max(0)) + 1
-        bounds = ends[counts - 1]
+        raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+    Z_tr = est.transform(X_train)
+    Z_te = est.transform(X_test)[:, :n_fitted].tocsc()
+    # columns are grouped by member: member b's columns end at the largest
+    # column any training row uses in block b, plus one
+    ends = np.maximum.accumulate(block_one_hot_columns(Z_tr).max(0)) + 1
+    return Z_tr.tocsc(), Z_te, ends[counts - 1], top
+
+
+def _nested_features(method, X_train, X_test, lifetime, counts, rng):
+    """Yield (Z_train, Z_test) using the first m members, for m in ``counts``.
+
+    One draw of ``max(counts)`` trees / grids / frequencies (:func:`_member_features`);
+    the first m members' columns are a prefix, rescaled from ``1/sqrt(max)`` to
+    ``1/sqrt(m)``.
+    """
+    Z_tr, Z_te, bounds, top = _member_features(method, X_train, X_test, lifetime, counts, rng)
     for m, cols in zip(counts, bounds):
         scale = np.sqrt(top / m)
         yield Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale
+
+
+def _nested_ridge_predictions(method, X_train, X_test, y, lifetime, counts, ridge, rng):
+    """Yield the test predictions of :func:`_ridge_predict` on :func:`_nested_features`,
+    for m in ``counts``, with the dual's Grams shared between the counts.
+
+    Where the m members have more columns than there are training rows the solve is
+    in the dual, and its Grams ``Z_m Z_m^T`` (train x train, test x train) are the
+    first m members' sums, times ``max / m``: each count adds only its new members'
+    products to the previous count's instead of multiplying the whole prefix again.
+    Fewer columns than rows: the primal solve of :func:`_ridge_predict` as it is.
+    """
+    Z_tr, Z_te, bounds, top = _member_features(method, X_train, X_test, lifetime, counts, rng)
+    mu = y.mean()
+    n = Z_tr.shape[0]
+    gram, cross = np.zeros((n, n)), np.zeros((Z_te.shape[0], n))
+    summed = 0  # the columns in gram and cross
+    for m, cols in zip(counts, bounds):
+        scale = np.sqrt(top / m)
+        if cols <= n:
+            yield _ridge_predict(Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale, y, ridge)
+            continue
+        new_tr, new_te = Z_tr[:, summed:cols], Z_te[:, summed:cols]
+        gram += _dense(new_tr @ new_tr.T)
+        cross += _dense(new_te @ new_tr.T)
+        summed = cols
+        ratio = top / m
+        yield mu + (cross * ratio) @ kernel_ridge_coefficients(gram * ratio, y - mu, ridge)
 
 
 @docfiller({"passed_on": params(kernel_error_curves.__doc__, "methods", "random_state",
@@ -644,9 +745,9 @@ def ridge_rmse_curves(X_train, y_train, X_test, y_test, lifetime, counts, n_repe
     step = 0
     for r in range(n_repeats):
         for method in methods:
-            for c, (Z_tr, Z_te) in enumerate(
-                    _nested_features(method, X_train, X_test, lifetime, counts, rng)):
-                out[method][r, c] = rmse(_ridge_predict(Z_tr, Z_te, y_train, ridge))
+            for c, pred in enumerate(_nested_ridge_predictions(
+                    method, X_train, X_test, y_train, lifetime, counts, ridge, rng)):
+                out[method][r, c] = rmse(pred)
             step += 1
             if progress is not None:
                 progress(step / total, f"{method}, repetition {r + 1} of {n_repeats}")
