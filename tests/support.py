@@ -14,7 +14,12 @@ from pathlib import Path
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from bench._browser import FINGERPRINT_JS, serve_app  # noqa: F401 (shared with the bench)
+from bench._browser import (  # noqa: F401 (shared with the bench)
+    FINGERPRINT_JS,
+    IDLE_JS,
+    RUNS_JS,
+    serve_app,
+)
 from explorer_ui.navigation import VIEWS
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputError
@@ -114,24 +119,6 @@ def lifetime_sweep_default_path(seed=None):
 # ================================================================ the app in a browser
 
 
-#: The number of script runs (fragment runs too) that have finished since the page
-#: loaded. Streamlit's frontend records a User Timing measure named "script-run-cycle"
-#: each time its script run state goes from "running" to "notRunning"
-#: (``App.componentDidUpdate``; Streamlit's own performance tests read it), so the
-#: count needs no counter installed and misses no run before the first read.
-_RUNS_JS = "performance.getEntriesByName('script-run-cycle', 'measure').length"
-
-#: The app is idle: a run has finished since the page loaded, the root's run state
-#: reads "notRunning" (it reads "initial" until a first run has started), the status
-#: widget (running, connecting) is gone, every element is drawn (Streamlit loads an
-#: element type's code on its first use and shows a ``stSkeleton`` in its place until
-#: then, after the run may have finished) and the page's fonts have loaded.
-_IDLE_JS = f"""(({_RUNS_JS}) > 0
-  && !!document.querySelector('[data-testid="stApp"][data-test-script-state="notRunning"]')
-  && !document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"]')
-  && document.fonts.status === 'loaded')"""
-
-
 def wait_for_app(page, timeout: float = 30_000) -> None:
     """Wait until a script run has finished since the page loaded and the app is idle.
 
@@ -139,7 +126,7 @@ def wait_for_app(page, timeout: float = 30_000) -> None:
     the script the page can look idle before the server announces the rerun: read
     :func:`finished_runs` before the action and call :func:`wait_for_rerun` after it.
     """
-    page.wait_for_function(f"() => {_IDLE_JS}", timeout=timeout)
+    page.wait_for_function(f"() => {IDLE_JS}", timeout=timeout)
 
 
 def wait_for_charts(page, n: int = 1, timeout: float = 120_000) -> None:
@@ -147,19 +134,19 @@ def wait_for_charts(page, n: int = 1, timeout: float = 120_000) -> None:
     ``.main-svg``), and the app is idle."""
     page.wait_for_function(
         "(n) => { const c = [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')];"
-        f" return c.length >= n && c.every(e => e.querySelector('.main-svg')) && {_IDLE_JS}; }}",
+        f" return c.length >= n && c.every(e => e.querySelector('.main-svg')) && {IDLE_JS}; }}",
         arg=n, timeout=timeout)
 
 
 def finished_runs(page) -> int:
-    """How many script runs have finished since the page loaded (see :data:`_RUNS_JS`)."""
-    return page.evaluate(f"() => {_RUNS_JS}")
+    """How many script runs have finished since the page loaded (see :data:`RUNS_JS`)."""
+    return page.evaluate(f"() => {RUNS_JS}")
 
 
 def wait_for_rerun(page, before: int, timeout: float = 60_000) -> None:
     """Wait until a run has finished since :func:`finished_runs` returned ``before``, and
     the app is idle again."""
-    page.wait_for_function(f"(before) => ({_RUNS_JS}) > before && {_IDLE_JS}",
+    page.wait_for_function(f"(before) => ({RUNS_JS}) > before && {IDLE_JS}",
                            arg=before, timeout=timeout)
 
 
