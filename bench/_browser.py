@@ -84,6 +84,24 @@ FINGERPRINT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot'
   return (h >>> 0).toString(16) + ':' + s.length;
 })"""
 
+#: The number of script runs (fragment runs too) that have finished since the page
+#: loaded. Streamlit's frontend records a User Timing measure named "script-run-cycle"
+#: each time its script run state goes from "running" to "notRunning"
+#: (``App.componentDidUpdate``; Streamlit's own performance tests read it), so the
+#: count needs no counter installed and misses no run before the first read.
+RUNS_JS = "performance.getEntriesByName('script-run-cycle', 'measure').length"
+
+#: The app is idle: a run has finished since the page loaded, the root's run state
+#: reads "notRunning" (it reads "initial" until a first run has started), the status
+#: widget (running, connecting) is gone, every element is drawn (Streamlit loads an
+#: element type's code on its first use and shows a ``stSkeleton`` in its place until
+#: then, after the run may have finished) and the page's fonts have loaded.
+IDLE_JS = f"""(({RUNS_JS}) > 0
+  && !!document.querySelector('[data-testid="stApp"][data-test-script-state="notRunning"]')
+  && !document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"]')
+  && document.fonts.status === 'loaded')"""
+
+
 VIEWPORT = {"width": 1400, "height": 1000}
 
 
@@ -165,8 +183,8 @@ _WAIT_JS = """async ([before, quiet, timeout]) => {
     .every(e => { const g = e.querySelector('.js-plotly-plot'); return g && g._fullLayout; });
   const busy = () => {
     const a = document.querySelector('[data-testid="stApp"]');
-    return !a || a.getAttribute('data-test-script-state') !== 'notRunning'
-           || !!document.querySelector('[data-testid="stStatusWidget"]') || !drawn();
+    return !a || a.getAttribute('data-test-script-state') !== 'notRunning' || !drawn()
+           || !!document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"]');
   };
   const t0 = (window.__benchT0 === undefined || window.__benchT0 === null) ? 0 : window.__benchT0;
   const start = performance.now();
@@ -203,6 +221,12 @@ async def wait_idle(page, before, timeout_s=180.0, quiet_ms=400):
     if out["ms"] is None:
         raise TimeoutError(f"no chart update within {timeout_s:g} s")
     return out["ms"], out["fingerprints"]
+
+
+async def wait_for_app(page, timeout_s=180.0):
+    """Wait until a run has finished since the page loaded and the app is idle
+    (:data:`IDLE_JS`)."""
+    await page.wait_for_function(f"() => {IDLE_JS}", timeout=timeout_s * 1000)
 
 
 async def load(page, url, timeout_s=180.0):

@@ -19,7 +19,17 @@ import asyncio
 import sys
 from collections import defaultdict
 
-from bench._browser import BASELINE, WIDGETS, act, load, new_browser, new_page, p50_p95, serve_app
+from bench._browser import (
+    BASELINE,
+    WIDGETS,
+    act,
+    load,
+    new_browser,
+    new_page,
+    p50_p95,
+    serve_app,
+    wait_for_app,
+)
 
 
 async def run(reps: int, only: str | None):
@@ -32,8 +42,7 @@ async def run(reps: int, only: str | None):
             browser = await new_browser(p)
             context, page = await new_page(browser)
             await page.goto(url)  # the home page first: see tests/e2e/test_direct_links.py
-            await page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
-                                         timeout=120_000)
+            await wait_for_app(page, 120)
             for path in dict.fromkeys(w.path for w in widgets):  # warm-up: imports, first runs
                 await load(page, f"{url}/{path}?seed=999")
             for rep in range(reps):
@@ -41,8 +50,7 @@ async def run(reps: int, only: str | None):
                     try:
                         if w is BASELINE:
                             await page.goto(url)
-                            await page.wait_for_selector(
-                                '[data-testid="stApp"][data-test-script-state="notRunning"]')
+                            await wait_for_app(page)
                             for _ in range(3):
                                 baseline.append((await act(page, w))[0])
                             continue

@@ -14,7 +14,12 @@ from pathlib import Path
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from bench._browser import FINGERPRINT_JS, serve_app  # noqa: F401 (shared with the bench)
+from bench._browser import (  # noqa: F401 (shared with the bench)
+    FINGERPRINT_JS,
+    IDLE_JS,
+    RUNS_JS,
+    serve_app,
+)
 from explorer_ui.navigation import VIEWS
 from mondrian_core import datasets as ds
 from mondrian_core.errors import InputError
@@ -115,62 +120,56 @@ def lifetime_sweep_default_path(seed=None):
 
 
 def wait_for_app(page, timeout: float = 30_000) -> None:
-    """Wait until the script run has finished (the 'Running' indicator is gone).
+    """Wait until a script run has finished since the page loaded and the app is idle.
 
-    The two short pauses remain for callers that may just have triggered a rerun the
-    server has not yet announced (the page looks idle until it does); a caller that
-    knows its action reruns the script waits on the run count instead
-    (:func:`finished_runs`, :func:`wait_for_rerun`), with no pause of its own.
+    Right after ``page.goto`` this is the page's first run. After an action that reruns
+    the script the page can look idle before the server announces the rerun: read
+    :func:`finished_runs` before the action and call :func:`wait_for_rerun` after it.
     """
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    page.wait_for_timeout(300)
-    # the app marks its script state; "initial" until a first run has finished
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
-                           timeout=timeout)
+    page.wait_for_function(f"() => {IDLE_JS}", timeout=timeout)
+
+
+def wait_for_charts(page, n: int = 1, timeout: float = 120_000) -> None:
+    """Wait until the page shows at least ``n`` charts, every one drawn by Plotly (its
+    ``.main-svg``), and the app is idle."""
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-        timeout=timeout,
-    )
-    page.wait_for_timeout(200)
-
-
-def wait_for_charts(page, n: int, timeout: float = 120_000) -> None:
-    """Wait until the page shows at least ``n`` charts and the run has finished."""
-    page.wait_for_function(
-        f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length >= {n}",
-        timeout=timeout)
-    wait_for_app(page, timeout=timeout)
-
-
-#: Counts the app's finished script runs from the moment it is first called (a
-#: MutationObserver on the run-state attribute Streamlit sets on its root), and returns
-#: the count: a test reads it before an action and waits for it to grow after.
-_RUNS_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (app && window.__finishedRuns === undefined) {
-    window.__finishedRuns = 0;
-    new MutationObserver((records) => {
-      for (const r of records) {
-        if (r.oldValue === 'running' && app.getAttribute(r.attributeName) !== 'running') {
-          window.__finishedRuns += 1;
-        }
-      }
-    }).observe(app, {attributes: true, attributeOldValue: true,
-                     attributeFilter: ['data-test-script-state']});
-  }
-  return window.__finishedRuns || 0;
-}"""
+        "(n) => { const c = [...document.querySelectorAll('[data-testid=\"stPlotlyChart\"]')];"
+        f" return c.length >= n && c.every(e => e.querySelector('.main-svg')) && {IDLE_JS}; }}",
+        arg=n, timeout=timeout)
 
 
 def finished_runs(page) -> int:
-    """How many script runs have finished since the count started (see :data:`_RUNS_JS`)."""
-    return page.evaluate(_RUNS_JS)
+    """How many script runs have finished since the page loaded (see :data:`RUNS_JS`)."""
+    return page.evaluate(f"() => {RUNS_JS}")
 
 
 def wait_for_rerun(page, before: int, timeout: float = 60_000) -> None:
     """Wait until a run has finished since :func:`finished_runs` returned ``before``, and
     the app is idle again."""
-    page.wait_for_function(f"() => (window.__finishedRuns || 0) > {before}", timeout=timeout)
+    page.wait_for_function(f"(before) => ({RUNS_JS}) > before && {IDLE_JS}",
+                           arg=before, timeout=timeout)
+
+
+def wait_for_change(page, read_js: str, before, timeout: float = 30_000) -> None:
+    """Wait until ``read_js`` (a JavaScript function of no arguments, e.g. reading what a
+    chart draws) returns something other than ``before``: after the run that changed the
+    data, Plotly redraws the chart a moment later."""
+    page.wait_for_function(
+        f"(b) => JSON.stringify(({read_js})()) !== JSON.stringify(b)", arg=before,
+        timeout=timeout)
+
+
+def wait_for_link_value(page, key: str, slider, timeout: float = 60_000) -> None:
+    """After key presses on a slider faster than the app reruns: wait until the link's
+    ``key`` holds the slider's current value (the run of the last press has written it),
+    then until the app is idle."""
+    page.wait_for_function(
+        """([key, el]) => {
+          const v = new URLSearchParams(location.search).get(key);
+          // a select slider's value is an index; its aria-valuetext is the value shown
+          const want = parseFloat(el.getAttribute('aria-valuetext') ?? el.value);
+          return v !== null && Math.abs(parseFloat(v) - want) <= 1e-9 * Math.max(1, Math.abs(want));
+        }""", arg=[key, slider.element_handle()], timeout=timeout)
     wait_for_app(page, timeout=timeout)
 
 

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from explorer_ui.navigation import VIEWS
-from tests.support import assert_no_exception, wait_for_app
+from tests.support import assert_no_exception, finished_runs, wait_for_app, wait_for_rerun
 
 pytestmark = pytest.mark.e2e
 
@@ -116,8 +116,9 @@ def test_every_control_is_reached_by_tab_with_a_visible_focus(page, app_url):
     assert "$" not in names and "\\lambda" not in names, names
     slider = page.get_by_role("slider", name="Lifetime λ (inverse kernel width)")
     before = slider.input_value()
+    runs = finished_runs(page)
     slider.focus()
     page.keyboard.press("ArrowRight")
-    wait_for_app(page, timeout=60_000)
+    wait_for_rerun(page, runs)
     assert slider.input_value() != before
     assert f"lifetime={before}" not in page.url

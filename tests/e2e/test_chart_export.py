@@ -7,7 +7,13 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.support import assert_no_exception, png_size, wait_for_app
+from tests.support import (
+    assert_no_exception,
+    finished_runs,
+    png_size,
+    wait_for_app,
+    wait_for_rerun,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -31,13 +37,14 @@ def _download(page, chart, tmp_path):
 
 def choose_svg(page) -> None:
     """Set the app-wide download format to SVG in the page header's View popover."""
-    page.get_by_role("button", name="View").first.click()
+    page.get_by_role("button", name="View").first.click()  # opens the popover: no rerun
+    runs = finished_runs(page)
     page.locator('[data-testid="stRadio"]').filter(
         has_text="Chart downloads").get_by_text("SVG", exact=True).click()
-    wait_for_app(page, timeout=60_000)
+    wait_for_rerun(page, runs)
     page.keyboard.press("Escape")
-    # the rerun may start after wait_for_app saw the app idle: wait for its result, every
-    # chart's camera set to SVG
+    # the charts take the new setting once Plotly has redrawn them: every chart's camera
+    # set to SVG
     page.wait_for_function(
         """() => {
           const charts = [...document.querySelectorAll('.js-plotly-plot')];
@@ -55,7 +62,7 @@ def test_camera_saves_png_at_2x_then_svg(app_url, page, tmp_path):
     wait_for_app(page, timeout=60_000)
     chart = page.locator('[data-testid="stPlotlyChart"]').filter(
         has_text="Dimension of the first cut").first
-    chart.wait_for(timeout=30_000)
+    chart.locator(".main-svg").first.wait_for(timeout=30_000)
     assert_no_exception(page)
     width, height = chart.locator(".js-plotly-plot").evaluate(
         "gd => [gd._fullLayout.width, gd._fullLayout.height]")
@@ -65,7 +72,6 @@ def test_camera_saves_png_at_2x_then_svg(app_url, page, tmp_path):
     assert png_size(path.read_bytes()) == (2 * width, 2 * height)
 
     choose_svg(page)
-    wait_for_app(page, timeout=60_000)
     chart = page.locator('[data-testid="stPlotlyChart"]').filter(
         has_text="Dimension of the first cut").first
     chart.wait_for(timeout=30_000)

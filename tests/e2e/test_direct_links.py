@@ -24,6 +24,6 @@ def test_first_request_is_a_page_link(page):
         links = nav.inner_text()
         assert "Home" in links and "Lifetime sweep" in links
         assert "common" not in links  # helper modules are not pages
-        assert page.get_by_role("heading", name="Kernel convergence").count() >= 1
+        page.get_by_role("heading", name="Kernel convergence").first.wait_for(timeout=90_000)
         assert_no_exception(page)
         screenshot(page, "direct_link_kernel_convergence", full=False)

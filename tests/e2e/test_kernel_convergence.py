@@ -1,7 +1,15 @@
 """Real-browser test of the kernel-convergence page: render, move M, chart changes."""
 import pytest
 
-from tests.support import assert_no_exception, screenshot, wait_for_app
+from tests.support import (
+    assert_no_exception,
+    finished_runs,
+    screenshot,
+    wait_for_app,
+    wait_for_charts,
+    wait_for_link_value,
+    wait_for_rerun,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -16,22 +24,18 @@ def test_kernel_convergence_page(app_url, page):
     page.goto(app_url)
     wait_for_app(page)
     page.goto(app_url + "/kernel_convergence")
-    wait_for_app(page, timeout=90_000)
+    wait_for_charts(page, 5, timeout=90_000)
     assert_no_exception(page)
     charts = page.locator('[data-testid="stPlotlyChart"]')
-    charts.nth(4).scroll_into_view_if_needed()
-    wait_for_app(page, timeout=90_000)
     # heat maps, slice, link, uniform convergence and Figure 6; Figure 5 waits for the reveal
     assert charts.count() == 5
     assert "Kernel convergence" in page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert "Mondrian, M = 50" in _chart_text(page, 0)
+    runs = finished_runs(page)
     page.get_by_role("button", name="Reveal the answer").click()
-    wait_for_app(page, timeout=90_000)
-    page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length === 6",
-        timeout=90_000)
-    charts.nth(5).scroll_into_view_if_needed()
-    wait_for_app(page, timeout=90_000)
+    wait_for_rerun(page, runs, timeout=90_000)
+    wait_for_charts(page, 6, timeout=90_000)
+    assert charts.count() == 6
     # Figures 5 and 6 drew their three methods
     for i in (4, 5):
         text = _chart_text(page, i)
@@ -42,10 +46,11 @@ def test_kernel_convergence_page(app_url, page):
     # move the "Trees M" slider three steps to the right
     slider = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]') \
         .filter(has_text="Trees")
-    slider.get_by_role("slider").focus()
+    thumb = slider.get_by_role("slider")
+    thumb.focus()
     for _ in range(3):
         page.keyboard.press("ArrowRight")
-    wait_for_app(page, timeout=90_000)
+    wait_for_link_value(page, "m", thumb, timeout=90_000)
     page.wait_for_function(
         "() => document.querySelector('[data-testid=\"stPlotlyChart\"]')"
         ".innerText.includes('Mondrian, M = 53')", timeout=60_000)

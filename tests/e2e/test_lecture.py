@@ -8,7 +8,15 @@ import re
 import pytest
 
 from explorer_ui.navigation import VIEWS
-from tests.support import assert_no_exception, screenshot, wait_for_app
+from tests.support import (
+    assert_no_exception,
+    finished_runs,
+    screenshot,
+    wait_for_app,
+    wait_for_change,
+    wait_for_charts,
+    wait_for_rerun,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -20,7 +28,8 @@ PAGES = [view.path.removeprefix("pages/").removesuffix(".py") for view in VIEWS]
 def _main_chart(page) -> tuple[float, float]:
     """Pixels of the main chart inside the window without scrolling, and its height."""
     chart = page.locator(".st-key-main_chart .js-plotly-plot").first
-    chart.wait_for(timeout=120_000)
+    chart.locator(".main-svg").first.wait_for(timeout=120_000)
+    wait_for_app(page, timeout=120_000)  # a page computing in the background has finished
     box = chart.bounding_box()
     height = page.viewport_size["height"]
     return max(0.0, min(box["y"] + box["height"], height) - max(box["y"], 0.0)), box["height"]
@@ -60,9 +69,12 @@ def test_each_main_chart_shows_250_px_without_scrolling(app_url, sized, size, pr
         assert all(px >= 0.6 * size[1] for px in tall.values()), tall
 
 
+_SPECS_JS = ("() => [...document.querySelectorAll('.js-plotly-plot .main-svg')]"
+             ".map(e => e.outerHTML.length + ':' + e.textContent.slice(0, 400))")
+
+
 def _chart_specs(page) -> list[str]:
-    return page.locator(".js-plotly-plot .main-svg").evaluate_all(
-        "els => els.map(e => e.outerHTML.length + ':' + e.textContent.slice(0, 400))")
+    return page.evaluate(_SPECS_JS)
 
 
 def test_a_tour_walks_with_the_arrow_keys(app_url, sized):
@@ -75,20 +87,28 @@ def test_a_tour_walks_with_the_arrow_keys(app_url, sized):
     panel.get_by_text(re.compile(r"Tour 1/\d")).first.wait_for(timeout=120_000)
     n_steps = int(re.search(r"Tour 1/(\d)", panel.inner_text()).group(1))
     assert 3 <= n_steps <= 6
-    pictures = []
+    wait_for_charts(page, timeout=120_000)
+    pictures, runs = [], finished_runs(page)
     for step in range(1, n_steps + 1):
-        page.wait_for_function(f"() => location.search.includes('tour={step}')")
-        page.locator(".st-key-tour_panel").get_by_text(f"Tour {step}/{n_steps}").wait_for()
-        wait_for_app(page, timeout=120_000)
+        if step > 1:  # a step's charts differ from the last step's once Plotly redrew them
+            page.wait_for_function(f"() => location.search.includes('tour={step}')")
+            page.locator(".st-key-tour_panel").get_by_text(f"Tour {step}/{n_steps}").wait_for()
+            wait_for_rerun(page, runs, timeout=120_000)
+            wait_for_change(page, _SPECS_JS, pictures[-1])  # Plotly redrew the charts
         assert_no_exception(page)
         pictures.append(_chart_specs(page))
         screenshot(page, f"tour_mondrian_process_step{step}", full=False)
         if step < n_steps:
+            runs = finished_runs(page)
             page.mouse.click(5, 5)  # focus the page, not a widget
             page.keyboard.press("ArrowRight")
     assert all(a != b for a, b in zip(pictures, pictures[1:]))
+    runs = finished_runs(page)
     page.mouse.click(5, 5)
     page.keyboard.press("ArrowLeft")
     page.wait_for_function(f"() => location.search.includes('tour={n_steps - 1}')")
-    wait_for_app(page, timeout=120_000)
+    wait_for_rerun(page, runs, timeout=120_000)
+    # Plotly redraws the step's charts: wait until they are the step's picture again
+    page.wait_for_function(f"(a) => JSON.stringify(({_SPECS_JS})()) === JSON.stringify(a)",
+                           arg=pictures[-2], timeout=30_000)
     assert _chart_specs(page) == pictures[-2]

@@ -2,15 +2,24 @@
 chart is in view at a projector's 1280x720)."""
 import pytest
 
-from tests.support import assert_no_exception, screenshot, wait_for_charts
+from tests.support import (
+    assert_no_exception,
+    finished_runs,
+    screenshot,
+    wait_for_change,
+    wait_for_charts,
+    wait_for_rerun,
+)
 
 pytestmark = pytest.mark.e2e
 
 
+#: The y values of every trace of the first (main) plotly chart.
+_DATA_JS = "() => JSON.stringify(document.querySelector('.js-plotly-plot').data.map(t => t.y))"
+
+
 def _main_chart_data(page):
-    """The y values of every trace of the first (main) plotly chart."""
-    return page.evaluate(
-        "() => JSON.stringify(document.querySelector('.js-plotly-plot').data.map(t => t.y))")
+    return page.evaluate(_DATA_JS)
 
 
 def test_main_chart_in_view_and_prior_choice_moves_the_posterior(app_url, page):
@@ -22,14 +31,16 @@ def test_main_chart_in_view_and_prior_choice_moves_the_posterior(app_url, page):
                         ".getBoundingClientRect().top")
     assert top <= 720 - 250, top  # at least 250 px of the main chart without scrolling
     page.set_viewport_size({"width": 1400, "height": 2400})  # the sidebar's prior in view
-    page.wait_for_timeout(500)
     screenshot(page, "lifetime_posterior_loguniform")
     before = _main_chart_data(page)
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Prior over")
-    box.get_by_role("combobox").click()
+    box.get_by_role("combobox").click()  # opens the menu: no rerun
+    runs = finished_runs(page)
     page.get_by_role("option", name="gamma", exact=True).click()
-    page.wait_for_timeout(1500)
+    wait_for_rerun(page, runs, timeout=120_000)
     wait_for_charts(page, 1)
+    # Plotly redraws the main chart once the run has sent the new posterior
+    wait_for_change(page, _DATA_JS, before)
     assert_no_exception(page)
     assert _main_chart_data(page) != before  # the prior (and posterior) changed
     assert page.get_by_text("Exact (Laplace GP").count() >= 1

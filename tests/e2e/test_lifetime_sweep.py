@@ -3,15 +3,26 @@ scale, bad CSV)."""
 import pytest
 
 from tests.support import (
+    FINGERPRINT_JS,
     assert_no_exception,
     chart_fingerprints,
+    finished_runs,
     screenshot,
     wait_for_app,
+    wait_for_change,
     wait_for_charts,
+    wait_for_link_value,
+    wait_for_rerun,
 )
 
 pytestmark = pytest.mark.e2e
 SMALL = "data_gp1d_n=400&data_gp2d_n=600&trees=20"
+
+
+def _wait_until_charts_differ(page, before):
+    """Wait until Plotly has redrawn the first two charts: each differs from ``before``."""
+    for i in (0, 1):
+        wait_for_change(page, f"() => ({FINGERPRINT_JS})()[{i}]", before[i])
 
 
 def _status(page):
@@ -33,11 +44,9 @@ def test_slider_moves_the_fit(app_url, page):
     thumb.focus()
     for _ in range(15):
         page.keyboard.press("ArrowLeft")
-    # the reruns may start after the presses: wait for the status line to change
-    page.wait_for_function(
-        "(b) => ![...document.querySelectorAll('[data-testid=\"stMarkdown\"]')]"
-        ".some(e => e.innerText === b)", arg=before, timeout=60_000)
-    wait_for_app(page, timeout=60_000)
+    # the reruns may start after the presses: wait for the last one's value in the link
+    wait_for_link_value(page, "lifetime", thumb)
+    _wait_until_charts_differ(page, charts_before)
     assert_no_exception(page)
     assert _status(page) != before
     # the error curve's marker and the fit move with the lifetime
@@ -50,9 +59,11 @@ def test_tour_next_changes_the_charts(app_url, page):
     page.goto(f"{app_url}/lifetime_sweep?{SMALL}&tour=1")
     wait_for_charts(page, 2)
     first = chart_fingerprints(page)[:2]
+    runs = finished_runs(page)
     page.get_by_role("button", name="Next").click()
     page.wait_for_function("() => window.location.search.includes('tour=2')", timeout=30_000)
-    wait_for_app(page, timeout=60_000)
+    wait_for_rerun(page, runs)
+    _wait_until_charts_differ(page, first)
     assert_no_exception(page)
     assert chart_fingerprints(page)[:2] != first
     screenshot(page, "lifetime_sweep_tour2", full=False)
@@ -78,8 +89,9 @@ def test_bad_csv_shows_error(app_url, page, tmp_path):
     wait_for_app(page)
     bad = tmp_path / "bad.csv"
     bad.write_text("name,city\nx,y\nz,w\n")
+    runs = finished_runs(page)
     page.locator('input[type="file"]').set_input_files(str(bad))
-    wait_for_app(page)
+    wait_for_rerun(page, runs)
     assert_no_exception(page)
     assert page.locator('[data-testid="stAlertContentError"]').count() >= 1
     screenshot(page, "lifetime_sweep_bad_csv")

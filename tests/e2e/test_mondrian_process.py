@@ -2,7 +2,14 @@
 picture, and Play animates the partition (plotly frames) without an exception."""
 import pytest
 
-from tests.support import assert_no_exception, screenshot, wait_for_app
+from tests.support import (
+    assert_no_exception,
+    finished_runs,
+    screenshot,
+    wait_for_app,
+    wait_for_link_value,
+    wait_for_rerun,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -52,9 +59,9 @@ def test_page_plays_the_animation(app_url, page):
     slider.focus()
     for _ in range(150):
         page.keyboard.press("ArrowLeft")
-    # the reruns settle into a redrawn chart
+    # the reruns settle (the last press's time is in the link) into a redrawn chart
+    wait_for_link_value(page, "time", slider)
     page.wait_for_function(f"() => ({_CUT_PATH_JS})() !== {before!r}", timeout=30_000)
-    wait_for_app(page)
     after = _cut_path(page)
     screenshot(page, "mondrian_process_time_moved")
     assert float(slider.input_value()) < 4.0
@@ -92,10 +99,11 @@ def test_clicking_a_node_highlights_its_cell(app_url, page):
     page.mouse.move(x, y, steps=5)  # plotly finds the point under the mouse on hover
     chart.locator("g.hoverlayer g.hovertext").first.wait_for(timeout=10_000)
     screenshot(page, "mondrian_process_hover", full=False)  # keep the mouse over the node
+    runs = finished_runs(page)
     page.mouse.down()
     page.mouse.up()
     details.first.wait_for(timeout=30_000)
-    wait_for_app(page)
+    wait_for_rerun(page, runs)
     assert_no_exception(page)
     screenshot(page, "mondrian_process_node_selected")
 
@@ -119,10 +127,11 @@ def test_main_chart_is_visible_without_scrolling_on_a_tour(app_url, browser, wid
         assert_no_exception(page)
         # focus the page (not a widget), as a lecturer clicking on it would
         page.get_by_role("heading", name="Mondrian process").first.click()
+        runs = finished_runs(page)
         page.keyboard.press("ArrowRight")
         page.wait_for_function("() => window.location.search.includes('tour=2')",
                                timeout=30_000)
-        wait_for_app(page, timeout=60_000)
+        wait_for_rerun(page, runs)
         assert page.get_by_text("Cells multiply as time runs").count() >= 1
         assert_no_exception(page)
     finally:

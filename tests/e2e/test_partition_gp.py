@@ -1,7 +1,14 @@
 """Real browser: the Partition-kernel GPs page renders, and moving m redraws the posteriors."""
 import pytest
 
-from tests.support import assert_no_exception, screenshot, wait_for_app
+from tests.support import (
+    assert_no_exception,
+    finished_runs,
+    screenshot,
+    wait_for_app,
+    wait_for_charts,
+    wait_for_rerun,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -12,9 +19,9 @@ def _panel_titles(page):
 
 
 def _wait_for_charts(page, n, timeout=90_000):
-    page.wait_for_function(
-        f"() => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length == {n}",
-        timeout=timeout)
+    """Wait until exactly ``n`` charts show, all drawn, and the app is idle."""
+    wait_for_charts(page, n, timeout=timeout)
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == n
 
 
 def _open(page, app_url, query=""):
@@ -39,9 +46,10 @@ def test_partition_gp_page(app_url, page):
     screenshot(page, "partition_gp")
 
     slider = page.locator(".st-key-m input[type=range]")
+    runs = finished_runs(page)
     slider.focus()
     slider.press("ArrowRight")
-    wait_for_app(page, timeout=90_000)
+    wait_for_rerun(page, runs, timeout=90_000)
     page.wait_for_function(
         "() => [...document.querySelectorAll('text.annotation-text')]"
         ".some(t => t.textContent.includes('m=105'))", timeout=60_000)
@@ -49,18 +57,17 @@ def test_partition_gp_page(app_url, page):
     assert after != before and any("m=105" in t for t in after)
     assert_no_exception(page)
     page.set_viewport_size({"width": 1400, "height": 4200})  # the whole page in one shot
-    page.wait_for_timeout(1500)
     screenshot(page, "partition_gp_m105")
 
 
 def test_partition_gp_kernel_comparison(app_url, page):
     _open(page, app_url, "?real_src=tips&mr=50")
+    runs = finished_runs(page)
     page.get_by_role("button", name="Compare kernels").click()
+    wait_for_rerun(page, runs, timeout=240_000)
     _wait_for_charts(page, 4, timeout=240_000)
-    wait_for_app(page, timeout=240_000)
     assert_no_exception(page)
     page.set_viewport_size({"width": 1400, "height": 4600})
-    page.wait_for_timeout(1500)
     screenshot(page, "partition_gp_compare")
 
 
@@ -70,8 +77,9 @@ def test_partition_gp_main_chart_in_view_and_question(app_url, page):
     # the posterior panels start high enough that at least 250 px of them are on screen
     box = page.locator(".js-plotly-plot").first.bounding_box()
     assert box["y"] <= 768 - 250, box
+    runs = finished_runs(page)
     page.get_by_role("button", name="Reveal the answer").click()
+    wait_for_rerun(page, runs, timeout=90_000)
     _wait_for_charts(page, 4)
-    wait_for_app(page, timeout=90_000)
     assert_no_exception(page)
     assert "preconditioner B" in page.locator('[data-testid="stPlotlyChart"]').nth(1).inner_html()

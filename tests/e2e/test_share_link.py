@@ -3,21 +3,17 @@ picture in another browser session (a lecturer's link, a student's screen)."""
 import pytest
 
 from tests.support import (
+    FINGERPRINT_JS,
     assert_no_exception,
     chart_fingerprints,
     screenshot,
     step_slider,
     wait_for_app,
+    wait_for_change,
+    wait_for_charts,
 )
 
 pytestmark = pytest.mark.e2e
-
-
-def _wait_charts(page, n, timeout=90_000):
-    page.wait_for_function(
-        f"() => document.querySelectorAll('.js-plotly-plot').length >= {n}", timeout=timeout)
-    wait_for_app(page, timeout=timeout)
-    page.wait_for_timeout(800)
 
 
 def test_copied_link_opens_the_same_picture(app_url, browser):
@@ -27,10 +23,11 @@ def test_copied_link_opens_the_same_picture(app_url, browser):
     page.goto(app_url)
     wait_for_app(page)
     page.goto(f"{app_url}/mondrian_process?lifetime=2.5&seed=11")
-    _wait_charts(page, 1)
+    wait_for_charts(page, timeout=90_000)
     before = chart_fingerprints(page)
     step_slider(page, page.get_by_role("slider", name="Time t"), 10, key="ArrowLeft")
-    assert "time=2.4" in page.url and chart_fingerprints(page) != before
+    assert "time=2.4" in page.url
+    wait_for_change(page, FINGERPRINT_JS, before)  # Plotly redrew the charts
     page.get_by_role("button", name="View").first.click()  # the header's View popover
     frame = page.frame_locator('[data-testid="stPopoverBody"] iframe').first
     frame.get_by_role("button", name="Copy link").click()
@@ -45,7 +42,7 @@ def test_copied_link_opens_the_same_picture(app_url, browser):
     student = browser.new_context(viewport={"width": 1400, "height": 1000})
     other = student.new_page()
     other.goto(link)
-    _wait_charts(other, 1)
+    wait_for_charts(other, len(shown), timeout=90_000)
     assert_no_exception(other)
     assert chart_fingerprints(other) == shown
     student.close()
