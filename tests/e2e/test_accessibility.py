@@ -4,6 +4,8 @@ serious. The pages come from ``explorer_ui.navigation.VIEWS``, so a new page is 
 without an edit here."""
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -115,10 +117,14 @@ def test_every_control_is_reached_by_tab_with_a_visible_focus(page, app_url):
     # accessible names without a formula's source
     assert "$" not in names and "\\lambda" not in names, names
     slider = page.get_by_role("slider", name="Lifetime λ (inverse kernel width)")
-    before = slider.input_value()
+    # a select slider: its value is an index; the lifetime shown is its aria-valuetext
+    before = slider.get_attribute("aria-valuetext")
+    linked = parse_qs(urlsplit(page.url).query).get("lifetime")
     runs = finished_runs(page)
     slider.focus()
     page.keyboard.press("ArrowRight")
     wait_for_rerun(page, runs)
-    assert slider.input_value() != before
-    assert f"lifetime={before}" not in page.url
+    assert slider.get_attribute("aria-valuetext") != before
+    # the link follows the slider: it names a lifetime other than the one before
+    now = parse_qs(urlsplit(page.url).query).get("lifetime")
+    assert now is not None and now != linked, (linked, now, page.url)
