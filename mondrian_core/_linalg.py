@@ -5,10 +5,22 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 
-__all__ = ["kernel_ridge_coefficients", "one_hot_csr", "ridge_weights"]
+__all__ = ["as_dense", "kernel_ridge_coefficients", "one_hot_csr", "ridge_weights"]
 
 
-def _dense(A) -> np.ndarray:
+def as_dense(A) -> np.ndarray:
+    """Return ``A`` as a dense float array (a new array).
+
+    Parameters
+    ----------
+    A : array-like or sparse matrix
+        The matrix.
+
+    Returns
+    -------
+    ndarray
+        Its entries, dense.
+    """
     return A.toarray() if sp.issparse(A) else np.array(A, dtype=float)
 
 
@@ -29,7 +41,7 @@ def kernel_ridge_coefficients(K, y, ratio: float) -> np.ndarray:
     ndarray of shape (N,)
         The dual coefficients.
     """
-    A = _dense(K)
+    A = as_dense(K)
     A[np.diag_indices_from(A)] += ratio
     return cho_solve(cho_factor(A, lower=True, check_finite=False), np.asarray(y, float),
                      check_finite=False)
@@ -59,7 +71,7 @@ def ridge_weights(Phi, y, ratio: float) -> np.ndarray:
     y = np.asarray(y, dtype=float)
     n, c = Phi.shape
     if c <= n:
-        A = _dense(Phi.T @ Phi)
+        A = as_dense(Phi.T @ Phi)
         A[np.diag_indices_from(A)] += ratio
         return cho_solve(cho_factor(A, lower=True, check_finite=False), Phi.T @ y,
                          check_finite=False)

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from mondrian_core._docstrings import docfiller, params, sections
-from mondrian_core._linalg import _dense, kernel_ridge_coefficients, ridge_weights
+from mondrian_core._linalg import as_dense, kernel_ridge_coefficients, ridge_weights
 from mondrian_core._validation import (
     check_count,
     check_counts,
@@ -408,8 +408,7 @@ class _OverRepeats:
         return values.std(axis=0, ddof=1) if values.shape[0] > 1 else np.zeros(self.counts.size)
 
     def mean_at(self, method, count) -> float | None:
-        """Return the mean over repetitions at ``count``, or None if it is not one of
-        the counts.
+        """Return the mean over repetitions at ``count`` (None if not a count).
 
         Parameters
         ----------
@@ -427,8 +426,9 @@ class _OverRepeats:
         return float(self.mean(method)[at[0]]) if at.size else None
 
     def fall_from(self, method, count) -> tuple[float, float, float, float]:
-        """Return how the mean falls from ``count`` to the largest count, beside the
-        ``1/sqrt(M)`` rate of a Monte Carlo average.
+        """Return how the mean falls from ``count`` to the largest count.
+
+        Beside it, the ratio at the ``1/sqrt(M)`` rate of a Monte Carlo average.
 
         Parameters
         ----------
@@ -668,8 +668,8 @@ def _nested_ridge_predictions(method, X_train, X_test, y, lifetime, counts, ridg
             yield _ridge_predict(Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale, y, ridge)
             continue
         new_tr, new_te = Z_tr[:, summed:cols], Z_te[:, summed:cols]
-        gram += _dense(new_tr @ new_tr.T)
-        cross += _dense(new_te @ new_tr.T)
+        gram += as_dense(new_tr @ new_tr.T)
+        cross += as_dense(new_te @ new_tr.T)
         summed = cols
         ratio = top / m
         yield mu + (cross * ratio) @ kernel_ridge_coefficients(gram * ratio, y - mu, ridge)
