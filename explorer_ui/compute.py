@@ -155,7 +155,7 @@ def taking_turns() -> Iterator[None]:
             note = st.empty()
         # a note every second also lets Streamlit stop or rerun a waiting session (a
         # student who left or moved a slider) instead of running a page nobody wants
-        note.info(f"The server is computing other visitors' pages: {ahead + 1} ahead "
+        note.info(f"The server is computing other visitors' pages: {ahead} ahead "
                   f"of yours in line (waited {seconds:.0f} s). Yours starts when they "
                   "are done.", icon=":material/hourglass_top:")
 

@@ -40,9 +40,10 @@ class Turns:
     def acquire(self, on_wait: Callable[[int, float], None] | None = None,
                 every: float = 1.0) -> None:
         """Wait for a turn; while waiting, call ``on_wait(ahead, seconds)`` first and then
-        every ``every`` seconds (outside the lock), with how many are in line ahead and
-        how long this one has waited. An exception from ``on_wait`` (a session stopped or
-        rerun while it waits) leaves the line, and the turn is not taken."""
+        at least every ``every`` seconds (outside the lock), with how many go before this
+        one (the holders now and those in line ahead) and how long it has waited. An
+        exception from ``on_wait`` (a session stopped or rerun while it waits) leaves the
+        line, and the turn is not taken."""
         me = object()
         start = time.monotonic()
         with self._cond:
@@ -59,7 +60,7 @@ class Turns:
                         # the next in line may have a free turn too (n > 1)
                         self._cond.notify_all()
                         return
-                    ahead = self._line.index(me)
+                    ahead = self._line.index(me) + self.n - self._free
                 if on_wait is not None:
                     on_wait(ahead, time.monotonic() - start)
                 with self._cond:

@@ -354,8 +354,8 @@ def test_curves_read_the_mean_at_a_count_and_its_fall():
     start, end, ratio, rate = c.fall_from(METHODS[0], 10)
     assert (start, end) == (0.4, 0.1)
     assert ratio == 0.4 / 0.1 and rate == 3.0
-    # a count between the grid's: the next count's mean, the rate still from the count asked
-    assert c.fall_from(METHODS[0], 5)[:2] == (0.4, 0.1)
+    # a count between the grid's: the next count's mean, and the rate from that count too
+    assert c.fall_from(METHODS[0], 5) == (0.4, 0.1, 0.4 / 0.1, 3.0)
 
 
 @pytest.mark.parametrize("ridge", [0.3, 0.01])

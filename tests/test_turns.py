@@ -89,8 +89,8 @@ def test_a_waiting_run_that_is_stopped_leaves_the_line_and_takes_no_turn():
     stopped.start()
     stopped.join(TIMEOUT)
     assert len(caught) == 1 and turns.waiting == 0
-    # each report says no one is ahead of it, and the time waited only grows
-    assert [a for a, _ in reports] == [0, 0, 0]
+    # each report counts the one holder ahead of it, and the time waited only grows
+    assert [a for a, _ in reports] == [1, 1, 1]
     assert reports[0][1] <= reports[1][1] <= reports[2][1]
     hold.set()
     holder.join(TIMEOUT)

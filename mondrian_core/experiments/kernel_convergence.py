@@ -435,7 +435,8 @@ class _OverRepeats:
         method : str
             One of :data:`METHODS`.
         count : int
-            The starting count; the first count at or above it is used.
+            The starting count; the first count at or above it is used, for the mean
+            and for the rate alike.
 
         Returns
         -------
@@ -444,12 +445,12 @@ class _OverRepeats:
         ratio : float
             ``start / end``.
         rate : float
-            ``sqrt(largest count / count)``, the ratio at the rate ``1/sqrt(M)``.
+            ``sqrt(largest count / starting count)``, the ratio at the rate ``1/sqrt(M)``.
         """
         mean = self.mean(method)
         at = min(int(np.searchsorted(self.counts, count)), self.counts.size - 1)
         start, end = float(mean[at]), float(mean[-1])
-        return start, end, start / end, float(np.sqrt(self.counts[-1] / count))
+        return start, end, start / end, float(np.sqrt(self.counts[-1] / self.counts[at]))
 
 
 @dataclass(frozen=True)
