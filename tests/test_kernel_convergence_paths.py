@@ -92,3 +92,19 @@ def test_uniform_error_curves_are_the_pairwise_maximum_of_each_counts_kernel(lif
         cells = block_one_hot_columns(MondrianFeatures(lifetime, top, rng).fit(grid).transform(grid))
         for c, (_, Km) in enumerate(kc._block_cumulative(cells, cells, counts)):
             assert fast.errors[kc.METHODS[0]][r, c] == np.abs(Km[iu] - K[iu]).max()
+
+
+@pytest.mark.parametrize("n_train, counts", [(20, [2, 9, 30]), (12, [3, 260])])
+def test_nested_ridge_dual_counts_are_each_counts_own_solve(n_train, counts):
+    # few training rows: every map's Grams are in the dual from a small count on (Fourier
+    # features too), and 260 members count past one byte
+    rng = np.random.default_rng(21)
+    X, Xt, y = rng.random((n_train, 3)), rng.random((9, 3)) * 1.2, rng.standard_normal(n_train)
+    counts = np.array(counts)
+    for method in kc.METHODS:
+        fast = list(kc._nested_ridge_predictions(method, X, Xt, y, 2.0, counts, 0.05,
+                                                 np.random.default_rng(4)))
+        slow = [kc._ridge_predict(Z, Zt, y, 0.05) for Z, Zt in
+                kc._nested_features(method, X, Xt, 2.0, counts, np.random.default_rng(4))]
+        for a, b in zip(fast, slow, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)

@@ -28,6 +28,7 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import cho_factor, cho_solve
 
 from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._linalg import as_dense, kernel_ridge_coefficients, ridge_weights
@@ -649,9 +650,12 @@ def _ridge_predict(Z_train, Z_test, y, ridge):
 
 
 def _member_features(method, X_train, X_test, lifetime, counts, rng):
-    """One draw of ``max(counts)`` members: ``(Z_train, Z_test, bounds, top)``, the
-    features of all members (each member's columns after the previous member's) and
-    the number of columns of the first m members, for m in ``counts``.
+    """One draw of ``max(counts)`` members: ``(Z_train, Z_test, bounds, top, cells)``, the
+    features of all members (each member's columns after the previous member's), the
+    number of columns of the first m members for m in ``counts``, the number of members,
+    and for the one-hot maps (trees, grids) each row's column in each member
+    (``(train, test)``, test cells no training row holds never equal a training one;
+    None for Fourier features).
 
     Test points are placed by ``transform``; their columns beyond the fitted cells
     (branch-offs, new bins) hold no training point, get weight 0 and are dropped.
@@ -659,7 +663,7 @@ def _member_features(method, X_train, X_test, lifetime, counts, rng):
     top = int(counts[-1])
     if method == METHODS[2]:
         rff = RandomFourierFeatures(lifetime, top, rng).fit(X_train)
-        return rff.transform(X_train), rff.transform(X_test), counts, top
+        return rff.transform(X_train), rff.transform(X_test), counts, top, None
     if method == METHODS[0]:
         est = MondrianFeatures(lifetime, top, rng).fit(X_train)
         n_fitted = est.n_cells()
@@ -669,11 +673,12 @@ def _member_features(method, X_train, X_test, lifetime, counts, rng):
     else:
         raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
     Z_tr = est.transform(X_train)
-    Z_te = est.transform(X_test)[:, :n_fitted].tocsc()
+    Z_te = est.transform(X_test)
+    cells = block_one_hot_columns(Z_tr), block_one_hot_columns(Z_te)
     # columns are grouped by member: member b's columns end at the largest
     # column any training row uses in block b, plus one
-    ends = np.maximum.accumulate(block_one_hot_columns(Z_tr).max(0)) + 1
-    return Z_tr.tocsc(), Z_te, ends[counts - 1], top
+    ends = np.maximum.accumulate(cells[0].max(0)) + 1
+    return Z_tr.tocsc(), Z_te[:, :n_fitted].tocsc(), ends[counts - 1], top, cells
 
 
 def _nested_features(method, X_train, X_test, lifetime, counts, rng):
@@ -683,7 +688,8 @@ def _nested_features(method, X_train, X_test, lifetime, counts, rng):
     the first m members' columns are a prefix, rescaled from ``1/sqrt(max)`` to
     ``1/sqrt(m)``.
     """
-    Z_tr, Z_te, bounds, top = _member_features(method, X_train, X_test, lifetime, counts, rng)
+    Z_tr, Z_te, bounds, top, _ = _member_features(method, X_train, X_test, lifetime, counts,
+                                                  rng)
     for m, cols in zip(counts, bounds):
         scale = np.sqrt(top / m)
         yield Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale
@@ -694,27 +700,54 @@ def _nested_ridge_predictions(method, X_train, X_test, y, lifetime, counts, ridg
     for m in ``counts``, with the dual's Grams shared between the counts.
 
     Where the m members have more columns than there are training rows the solve is
-    in the dual, and its Grams ``Z_m Z_m^T`` (train x train, test x train) are the
-    first m members' sums, times ``max / m``: each count adds only its new members'
-    products to the previous count's instead of multiplying the whole prefix again.
+    in the dual, and its Grams ``Z_m Z_m^T`` (train x train, test x train) grow with the
+    members: each count adds only its new members to the previous count's instead of
+    multiplying the whole prefix again. For trees and grids (one non-zero
+    ``1/sqrt(m)`` per member and row) the Gram is the number of the first m members in
+    which two rows share a cell, over m: integer counts, one comparison of the rows'
+    cells per member (several times cheaper than the sparse products). Each dual solve
+    factorises in one buffer, so the counts allocate no new N x N arrays.
     Fewer columns than rows: the primal solve of :func:`_ridge_predict` as it is.
     """
-    Z_tr, Z_te, bounds, top = _member_features(method, X_train, X_test, lifetime, counts, rng)
+    Z_tr, Z_te, bounds, top, cells = _member_features(method, X_train, X_test, lifetime,
+                                                      counts, rng)
     mu = y.mean()
-    n = Z_tr.shape[0]
-    gram, cross = np.zeros((n, n)), np.zeros((Z_te.shape[0], n))
-    summed = 0  # the columns in gram and cross
+    n, n_te = Z_tr.shape[0], Z_te.shape[0]
+    if cells is not None:
+        # each member's cells as a contiguous row; the counts as small integers (a
+        # member adds 0 or 1), added from the comparisons' bytes
+        cells_tr, cells_te = (np.ascontiguousarray(c.T, dtype=np.int64) for c in cells)
+        dtype = np.uint8 if top < 256 else np.int64
+        gram, cross = np.zeros((n, n), dtype), np.zeros((n_te, n), dtype)
+        same_tr, same_te = np.empty((n, n), bool), np.empty((n_te, n), bool)
+    else:
+        gram, cross = np.zeros((n, n)), np.zeros((n_te, n))
+    system = np.empty((n, n), order="F")  # the dual system, factorised in place
+    done, summed = 0, 0  # the members and columns in gram and cross
     for m, cols in zip(counts, bounds):
-        scale = np.sqrt(top / m)
         if cols <= n:
+            scale = np.sqrt(top / m)
             yield _ridge_predict(Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale, y, ridge)
             continue
-        new_tr, new_te = Z_tr[:, summed:cols], Z_te[:, summed:cols]
-        gram += as_dense(new_tr @ new_tr.T)
-        cross += as_dense(new_te @ new_tr.T)
-        summed = cols
-        ratio = top / m
-        yield mu + (cross * ratio) @ kernel_ridge_coefficients(gram * ratio, y - mu, ridge)
+        if cells is not None:  # shared cells, counted: Z_m Z_m^T is the count over m
+            for b in range(done, m):
+                row = cells_tr[b]
+                np.equal(row[:, None], row, out=same_tr)
+                np.equal(cells_te[b][:, None], row, out=same_te)
+                gram += same_tr.view(np.uint8)
+                cross += same_te.view(np.uint8)
+            np.divide(gram, m, out=system)
+            cross_m = cross / m
+        else:  # the new members' products, at 1/sqrt(top) each: times top / m
+            new_tr, new_te = Z_tr[:, summed:cols], Z_te[:, summed:cols]
+            gram += as_dense(new_tr @ new_tr.T)
+            cross += as_dense(new_te @ new_tr.T)
+            np.multiply(gram, top / m, out=system)
+            cross_m = cross * (top / m)
+        done, summed = m, cols
+        system[np.diag_indices(n)] += ridge
+        factor = cho_factor(system, lower=True, overwrite_a=True, check_finite=False)
+        yield mu + cross_m @ cho_solve(factor, y - mu, check_finite=False)
 
 
 @docfiller({"passed_on": params(kernel_error_curves.__doc__, "methods", "random_state",
