@@ -235,3 +235,16 @@ def test_ridge_figure_is_the_graph_object_figure(exact, name):
     if not exact:
         curves = type(curves)(**{**curves.__dict__, "exact_rmse": None})
     _same(ridge_rmse_figure(curves, dataset_name=name), _ridge(curves, dataset_name=name))
+
+
+def test_chart_series_reads_each_axis_once_with_the_same_result():
+    from mondrian_core.figures import describe
+
+    curves = uniform_error_curves(10.0, feature_counts(20), n_grid=5, n_draws=3, random_state=1)
+    X = ds.uniform_box(30, random_state=2).X
+    for fig in (uniform_error_figure(curves), kernel_heatmaps_figure(*kernel_matrices(X, 10.0, 5))):
+        for series, trace in zip(describe.chart_series(fig), fig.data, strict=True):
+            xref, yref = trace.xaxis or "x", trace.yaxis or "y"
+            assert series.x_shown == describe._x_shown(fig, xref)
+            assert (series.x_title, series.y_title) == (describe._axis_title(fig, xref, "x"),
+                                                        describe._axis_title(fig, yref, "y"))
