@@ -140,12 +140,7 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
     """
     sizes = np.array([a.size for a in axes])
     dim = sizes.size
-    coord = np.full((dim, int(sizes.max())), np.nan)
-    for j, a in enumerate(axes):
-        coord[j, :a.size] = a
-    flat_coord = coord.ravel()
-    n_coord = coord.shape[1]
-    # one searchsorted for every cut when all axes are the same (a square grid)
+    # one searchsorted for every proposal when all axes are the same (a square grid)
     same_axes = all(a.size == axes[0].size and np.array_equal(a, axes[0]) for a in axes)
     k = n_trees
     # every node's state in two arrays, gathered with np.take (several times faster than
@@ -204,9 +199,18 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
         at = rows * width + 1 + d  # (row, lower coordinate / first index of axis d)
         a, b = flat_f[at], flat_f[at + dim]
         loc = a + rng.random(k) * (b - a)
-        on_axis = d * n_coord
-        below = loc < flat_coord[on_axis + flat_i[at]]
-        above = loc >= flat_coord[on_axis + flat_i[at + dim]]
+        # the last grid index at or below loc on axis d: loc falls below the node's points
+        # (loc < coord[first]) iff it is below first, above them (loc >= coord[last]) iff
+        # it is at least last, and else splits them after it
+        if same_axes:
+            split_at = np.searchsorted(axes[0], loc, side="right") - 1
+        else:
+            split_at = np.empty(k, dtype=np.int64)
+            for j in range(dim):
+                on = d == j
+                split_at[on] = np.searchsorted(axes[j], loc[on], side="right") - 1
+        below = split_at < flat_i[at]
+        above = split_at >= flat_i[at + dim]
         flat_f[at[below]] = loc[below]
         flat_f[at[above] + dim] = loc[above]
         cut = ~(below | above)
@@ -214,14 +218,7 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
             continue
         # split: each cut node becomes (left, right) in its place
         ci = np.flatnonzero(cut)
-        loc_c, axis = loc[ci], d[ci]
-        if same_axes:  # the left child's last index
-            split_at = np.searchsorted(axes[0], loc_c, side="right") - 1
-        else:
-            split_at = np.empty(ci.size, dtype=np.int64)
-            for j in range(dim):
-                on = axis == j
-                split_at[on] = np.searchsorted(axes[j], loc_c[on], side="right") - 1
+        loc_c, axis, split_at = loc[ci], d[ci], split_at[ci]  # the left child's last index
         reps = cut + 1
         slot = np.cumsum(reps) - reps
         take = np.repeat(rows, reps)
