@@ -704,7 +704,8 @@ def _nested_ridge_predictions(method, X_train, X_test, y, lifetime, counts, ridg
     which two rows share a cell, over m: integer counts, one comparison of the rows'
     cells per member (several times cheaper than the sparse products). Each dual solve
     factorises in one buffer, so the counts allocate no new N x N arrays.
-    Fewer columns than rows: the primal solve of :func:`_ridge_predict` as it is.
+    Fewer columns than rows: the primal solve of :func:`_ridge_predict`, its ``Z^T Z``
+    a leading block of one product for every such count.
     """
     Z_tr, Z_te, bounds, top, cells = _member_features(method, X_train, X_test, lifetime,
                                                       counts, rng)
@@ -721,10 +722,19 @@ def _nested_ridge_predictions(method, X_train, X_test, y, lifetime, counts, ridg
         gram, cross = np.zeros((n, n)), np.zeros((n_te, n))
     system = np.empty((n, n), order="F")  # the dual system, factorised in place
     done, summed = 0, 0  # the members and columns in gram and cross
+    # the primal counts' systems are leading blocks of one product of the columns they
+    # use, scaled by top / m
+    primal = int(max((c for c in bounds if c <= n), default=0))
+    Z_p = Z_tr[:, :primal]
+    gram_p, moment_p = as_dense(Z_p.T @ Z_p), Z_p.T @ (y - mu)
     for m, cols in zip(counts, bounds):
         if cols <= n:
             scale = np.sqrt(top / m)
-            yield _ridge_predict(Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale, y, ridge)
+            A = gram_p[:cols, :cols] * (top / m)
+            A[np.diag_indices(cols)] += ridge
+            factor = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+            w = cho_solve(factor, moment_p[:cols] * scale, check_finite=False)
+            yield mu + (Z_te[:, :cols] @ w) * scale
             continue
         if cells is not None:  # shared cells, counted: Z_m Z_m^T is the count over m
             for b in range(done, m):
