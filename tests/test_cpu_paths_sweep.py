@@ -1,5 +1,5 @@
-"""The fast paths behind the sweep and kernel-convergence pages' CPU per new link (issue
-25, item 6) against the slow obvious computations they replace."""
+"""The fast paths behind the sweep pages' CPU per new link (issue 25, item 6) against
+the slow obvious computations they replace."""
 from __future__ import annotations
 
 import numpy as np
@@ -92,49 +92,6 @@ def test_block_ldl_closed_form_pivots_match_lapack(n_events, monkeypatch):
     for i, inv in enumerate(Dinv):
         D[2 * i:2 * i + 2, 2 * i:2 * i + 2] = np.linalg.inv(inv)
     np.testing.assert_allclose(L @ D @ L.T, Z, rtol=0, atol=1e-10 * np.abs(Z).max())
-
-
-@pytest.mark.parametrize("lifetime, n_grid", [(10.0, 16), (0.7, 5), (60.0, 9)])
-def test_grid_block_cumulative_counts_the_cells_shared(lifetime, n_grid):
-    from mondrian_core.experiments import kernel_convergence as kc
-
-    gx, gy, _ = kc.plane_grid([0.0, 0.0], [1.0, 1.0], n_grid)
-    counts = np.array(kc.feature_counts(60))
-    leaves = kc._grid_mondrian_leaves((gx, gy), lifetime, 60, np.random.default_rng(3))
-    cells = kc._grid_mondrian_cells((gx, gy), lifetime, 60, np.random.default_rng(3))
-    fast = list(kc._grid_block_cumulative([n_grid, n_grid], leaves, counts))
-    slow = list(kc._block_cumulative(cells, cells, counts))
-    assert [m for m, _ in fast] == [m for m, _ in slow] == list(counts)
-    for (_, a), (_, b) in zip(fast, slow):
-        assert np.array_equal(a, b)
-
-
-@pytest.mark.parametrize("lifetime, n_grid", [(10.0, 16), (0.7, 5), (60.0, 9)])
-def test_leaf_points_offset_table_is_the_per_point_arithmetic(lifetime, n_grid):
-    from mondrian_core.experiments import kernel_convergence as kc
-
-    gx, gy, _ = kc.plane_grid([0.0, 0.0], [1.0, 1.0], n_grid)
-    _, first, last = kc._grid_mondrian_leaves((gx, gy), lifetime, 60, np.random.default_rng(5))
-    fast = kc._leaf_points([n_grid, n_grid], first, last)
-    # a third axis of one grid point leaves every index the same and takes the general path
-    pad = np.zeros((first.shape[0], 1), dtype=first.dtype)
-    slow = kc._leaf_points([n_grid, n_grid, 1], np.hstack([first, pad]), np.hstack([last, pad]))
-    assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
-
-
-def test_grid_mondrian_cells_in_three_dimensions_are_the_fitted_trees_partitions():
-    from mondrian_core.experiments import kernel_convergence as kc
-    from mondrian_core.kernel import MondrianFeatures, block_one_hot_columns
-
-    axes = [np.linspace(0, 1, 4), np.linspace(0, 2, 5), np.linspace(0, 1, 3)]
-    # the grid's points, first axis fastest
-    grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).transpose(2, 1, 0, 3).reshape(-1, 3)
-    fast_rng, slow_rng = np.random.default_rng(9), np.random.default_rng(9)
-    fast = kc._grid_mondrian_cells(axes, 2.0, 40, fast_rng)
-    slow = block_one_hot_columns(MondrianFeatures(2.0, 40, slow_rng).fit(grid).transform(grid))
-    for t in range(40):  # the same partition of the grid in every tree
-        assert np.array_equal(fast[:, t][:, None] == fast[:, t], slow[:, t][:, None] == slow[:, t])
-    assert fast_rng.random() == slow_rng.random()
 
 
 def test_times_pivot_inverses_is_the_batched_product():

@@ -95,21 +95,6 @@ def test_clt_statistics_match_one_forest_at_point_call_per_data_set():
                                rtol=1e-11, atol=1e-13)
 
 
-@pytest.mark.parametrize("lifetime, n_grid", [(10.0, 16), (0.7, 5), (60.0, 9)])
-def test_grid_mondrian_cells_are_the_fitted_trees_partitions(lifetime, n_grid):
-    from mondrian_core.experiments.kernel_convergence import _grid_mondrian_cells, plane_grid
-    from mondrian_core.kernel import MondrianFeatures, block_one_hot_columns
-
-    gx, gy, grid = plane_grid([0.0, 0.0], [1.0, 1.0], n_grid)
-    fast_rng, slow_rng = np.random.default_rng(8), np.random.default_rng(8)
-    fast = _grid_mondrian_cells((gx, gy), lifetime, 60, fast_rng)
-    est = MondrianFeatures(lifetime, 60, slow_rng).fit(grid)
-    slow = block_one_hot_columns(est.transform(grid))
-    for t in range(60):  # the same partition of the grid in every tree
-        assert np.array_equal(fast[:, t][:, None] == fast[:, t], slow[:, t][:, None] == slow[:, t])
-    assert fast_rng.random() == slow_rng.random()
-
-
 def test_uniform_error_curves_match_the_generic_kernel_error_curves():
     from mondrian_core.experiments import kernel_convergence as kc
 

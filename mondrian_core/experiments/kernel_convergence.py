@@ -28,6 +28,7 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import cho_factor, cho_solve
 
 from mondrian_core._docstrings import docfiller, params, sections
 from mondrian_core._linalg import as_dense, kernel_ridge_coefficients, ridge_weights
@@ -139,13 +140,13 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
     """
     sizes = np.array([a.size for a in axes])
     dim = sizes.size
-    coord = np.full((dim, int(sizes.max())), np.nan)
-    for j, a in enumerate(axes):
-        coord[j, :a.size] = a
+    # one searchsorted for every proposal when all axes are the same (a square grid)
+    same_axes = all(a.size == axes[0].size and np.array_equal(a, axes[0]) for a in axes)
     k = n_trees
-    # every node's state in two arrays (one gather each when nodes retire or split):
-    # ints (tree, first index per axis, last index per axis), inclusive index boxes, and
-    # floats (clock, lower and upper coordinate per axis)
+    # every node's state in two arrays, gathered with np.take (several times faster than
+    # fancy indexing of rows) when nodes retire or split: ints (tree, first index per
+    # axis, last index per axis), inclusive index boxes, and floats (clock, lower and
+    # upper coordinate per axis)
     ints = np.zeros((k, 1 + 2 * dim), dtype=np.int64)
     ints[:, 0] = np.arange(k)
     ints[:, 1 + dim:] = sizes - 1
@@ -155,49 +156,61 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
     leaves = []  # the ints of the retired nodes
     width = 1 + 2 * dim  # the columns of ints and floats
     while True:
-        clock, lo, hi = floats[:, 0], floats[:, 1:1 + dim], floats[:, 1 + dim:]
-        # the per-axis sums and products below are loops over the D columns: the same
-        # additions in the same order as numpy's reductions over a short row, without
-        # their per-row cost
-        side = hi - lo
+        clock = floats[:, 0]
+        # the sides one column at a time (numpy's loops over rows of length D cost per
+        # row), summed in the order of a reduction over the row
+        sides = [floats[:, 1 + dim + j] - floats[:, 1 + j] for j in range(dim)]
         # tick: the next proposal's time at rate the cell's linear dimension
-        rate = side[:, 0].copy()
+        rate = sides[0].copy()
         count = ints[:, 1 + dim] - ints[:, 1] + 1
         for j in range(1, dim):
-            rate += side[:, j]
+            rate += sides[j]
             count *= ints[:, 1 + dim + j] - ints[:, 1 + j] + 1
         e = rng.standard_exponential(clock.size)
-        with np.errstate(divide="ignore"):
-            clock += np.where(rate > 0, e / np.where(rate > 0, rate, 1.0), np.inf)
+        # a node of two or more points has a positive side; one of rate 0 holds a single
+        # point and retires below whatever its clock
+        with np.errstate(divide="ignore", invalid="ignore"):
+            clock += e / rate
         done = (clock >= lifetime) | (count < 2)
         if done.any():
-            leaves.append(ints[done])
-            keep = ~done
-            ints, floats, side = ints[keep], floats[keep], side[keep]
+            leaves.append(np.compress(done, ints, axis=0))
+            keep = np.flatnonzero(~done)
+            ints, floats = np.take(ints, keep, axis=0), np.take(floats, keep, axis=0)
+            sides = [np.take(c, keep) for c in sides]
             clock = floats[:, 0]
         if clock.size == 0:
             break
         # propose: dimension proportional to the side, location uniform
         k = clock.size
         rows = np.arange(k)
-        cs = side[:, 0].copy()  # the running sum of the sides
+        cs = sides[0].copy()  # the running sum of the sides
         below_u = []
         for j in range(1, dim):
             below_u.append(cs.copy())
-            cs += side[:, j]
+            cs += sides[j]
         u = rng.random(k) * cs
         d = np.zeros(k, dtype=np.int64)
         for c in below_u:  # the axes whose cumulative side is at most u, at most D - 1
             d += c <= u
-        bad = side.ravel()[rows * dim + d] <= 0
+        bad = np.choose(d, sides) <= 0
         if bad.any():
-            d[bad] = np.argmax(side[bad], axis=1)
+            d[bad] = np.argmax(np.column_stack(sides)[bad], axis=1)
         flat_f, flat_i = floats.ravel(), ints.ravel()
         at = rows * width + 1 + d  # (row, lower coordinate / first index of axis d)
         a, b = flat_f[at], flat_f[at + dim]
         loc = a + rng.random(k) * (b - a)
-        below = loc < coord[d, flat_i[at]]
-        above = loc >= coord[d, flat_i[at + dim]]
+        # the last grid index at or below loc on axis d: loc falls below the node's points
+        # (loc < coord[first]) iff it is below first, above them (loc >= coord[last]) iff
+        # it is at least last, and else splits them after it
+        if same_axes:
+            split_at = np.searchsorted(axes[0], loc, side="right") - 1
+        else:
+            split_at = np.empty(k, dtype=np.int64)
+            for j in range(dim):
+                on = d == j
+                split_at[on] = np.searchsorted(axes[j], loc[on], side="right") - 1
+        below = split_at < flat_i[at]
+        above = split_at >= flat_i[at + dim]
         flat_f[at[below]] = loc[below]
         flat_f[at[above] + dim] = loc[above]
         cut = ~(below | above)
@@ -205,91 +218,109 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
             continue
         # split: each cut node becomes (left, right) in its place
         ci = np.flatnonzero(cut)
-        split_at = np.empty(ci.size, dtype=np.int64)  # the left child's last index
-        for j in range(dim):
-            on = d[ci] == j
-            split_at[on] = np.searchsorted(axes[j], loc[ci][on], side="right") - 1
-        reps = np.where(cut, 2, 1)
+        loc_c, axis, split_at = loc[ci], d[ci], split_at[ci]  # the left child's last index
+        reps = cut + 1
         slot = np.cumsum(reps) - reps
         take = np.repeat(rows, reps)
-        ints, floats = ints[take], floats[take]
-        left, right, axis = slot[ci], slot[ci] + 1, d[ci]
+        ints, floats = np.take(ints, take, axis=0), np.take(floats, take, axis=0)
+        left = slot[ci]
+        right = left + 1
         ints[left, 1 + dim + axis] = split_at  # the left child's last index
-        floats[left, 1 + dim + axis] = loc[ci]  # its upper coordinate
+        floats[left, 1 + dim + axis] = loc_c  # its upper coordinate
         ints[right, 1 + axis] = split_at + 1  # the right child's first index
-        floats[right, 1 + axis] = loc[ci]  # its lower coordinate
+        floats[right, 1 + axis] = loc_c  # its lower coordinate
     rng.integers(2**63 - 1)  # MondrianFeatures.fit's extension seed (tested: the same draw)
     retired = np.concatenate(leaves)
     return retired[:, 0], retired[:, 1:1 + dim], retired[:, 1 + dim:]
 
 
-def _leaf_points(sizes, box_first, box_last):
-    """The grid points of each index box, box after box: ``(count, point)``, the number
-    of points of each box and their indices (point ``p = sum_j i_j prod_{l<j} sizes[l]``)."""
-    lengths = box_last - box_first + 1
-    count = np.prod(lengths, axis=1)
-    local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    if len(sizes) == 2:
-        # a box's k-th point lies (k mod w, k div w) from its corner, w its first side:
-        # one table of those offsets, read at (w, k), instead of per-point arithmetic
-        s0 = int(sizes[0])
-        k = np.arange(int(count.max()))
-        offset = k % np.arange(1, s0 + 1)[:, None] + s0 * (k // np.arange(1, s0 + 1)[:, None])
-        corner = box_first[:, 0] + s0 * box_first[:, 1]
-        return count, (np.repeat(corner, count)
-                       + offset[np.repeat(lengths[:, 0] - 1, count), local])
-    leaf = np.repeat(np.arange(count.size), count)
-    point = np.zeros(local.size, dtype=np.int64)
-    stride = 1
-    for j in range(len(sizes)):
-        point += (box_first[leaf, j] + local % lengths[leaf, j]) * stride
-        local //= lengths[leaf, j]
-        stride *= int(sizes[j])
-    return count, point
+def _box_index(sizes, first, last):
+    """The flat index of each index box ``(first, last)`` (rows, inclusive, one column
+    per axis) in an array of shape ``(s_{D-1}, s_{D-1}, ..., s_0, s_0)``, ``s_j`` the
+    grid's points on axis j: axis ``D - 1 - j``'s pair of dimensions is (first, last) on
+    axis j."""
+    index = np.zeros(first.shape[0], dtype=np.int64)
+    for j in range(len(sizes) - 1, -1, -1):
+        index = (index * sizes[j] + first[:, j]) * sizes[j] + last[:, j]
+    return index
 
 
-def _grid_mondrian_cells(axes, lifetime, n_trees, rng):
-    """:func:`_grid_mondrian_leaves` as each grid point's leaf in each tree.
+def _grid_shared_counts(sizes, leaves, counts, boxes):
+    """How many of the first m trees hold each box of grid indices in one leaf.
+
+    A leaf holds two grid points if and only if it holds the smallest index box around
+    them, which it does if and only if on every axis its first index is at most the
+    box's and its last at least the box's. So the count for a box is a dominance count
+    over the leaves' boxes: a histogram of the leaves by (count bucket, first and last
+    index per axis), summed forward over each first index, backward over each last
+    index and forward over the buckets. Its work is a few passes over
+    ``prod(s_j^2) * len(counts)`` integers, whatever the number of pairs the leaves hold.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        The grid's points per axis.
+    leaves : tuple of ndarrays
+        :func:`_grid_mondrian_leaves`' ``(tree_of, box_first, box_last)``.
+    counts : ndarray of int
+        Increasing numbers of trees.
+    boxes : ndarray of int
+        Boxes as :func:`_box_index` numbers them.
 
     Returns
     -------
-    ndarray of int, shape (N, n_trees)
-        Column ``t``: the leaf of each point in tree ``t`` (leaves numbered across trees,
-        as :func:`~mondrian_core.kernel.block_one_hot_columns` numbers cells).
+    ndarray of int, shape (len(counts), len(boxes))
+        Row c: in how many of the first ``counts[c]`` trees one leaf contains each box.
     """
-    sizes = [a.size for a in axes]
-    tree_of, box_first, box_last = _grid_mondrian_leaves(axes, lifetime, n_trees, rng)
-    count, point = _leaf_points(sizes, box_first, box_last)
-    leaf = np.repeat(np.arange(count.size), count)
-    cells = np.empty((int(np.prod(sizes)), n_trees), dtype=np.int64)
-    cells[point, tree_of[leaf]] = leaf
-    return cells
+    tree_of, first, last = leaves
+    n_counts = len(counts)
+    # a tree's bucket: the first count above its index (tree t is among the first m iff t < m)
+    key = _box_index(sizes, first, last) * n_counts + np.searchsorted(counts, tree_of,
+                                                                        side="right")
+    shape = [s for s in reversed(sizes) for _ in range(2)] + [n_counts]
+    # a pair shares a leaf in at most counts[-1] trees
+    dtype = np.int16 if counts[-1] < 2**15 else np.int64
+    hist = np.zeros(shape, dtype=dtype)
+    key, number = np.unique(key, return_counts=True)
+    hist.ravel()[key] = number
+    # forward sums over the first indices (even axes), backward over the last ones
+    for ax in range(len(shape) - 2):
+        _running_sum(hist, ax, backward=ax % 2 == 1)
+    # the last spatial axis's slices are short runs in this layout: moved to the front
+    # (one copy), its sums run over whole blocks
+    hist = np.ascontiguousarray(np.moveaxis(hist, -2, 0))
+    _running_sum(hist, 0, backward=True)
+    rest, b0 = np.divmod(boxes, sizes[0])  # the boxes' places in the moved layout
+    shared = np.take(hist.reshape(-1, n_counts), b0 * (hist[0].size // n_counts) + rest,
+                     axis=0).T.copy()
+    _running_sum(shared, 0)  # the buckets: trees below each count
+    return shared
 
 
-def _grid_block_cumulative(sizes, leaves, counts):
-    """:func:`_block_cumulative` of the leaves' cells, from the leaves themselves.
+def _running_sum(a, axis, backward=False):
+    """Cumulative sums of ``a`` along ``axis`` in place, one slice at a time (np.cumsum
+    along a leading or middle axis is several times slower); ``backward`` from the end."""
+    lead = (slice(None),) * axis
+    n = a.shape[axis]
+    for i in (range(n - 2, -1, -1) if backward else range(1, n)):
+        a[lead + (i,)] += a[lead + (i + 1 if backward else i - 1,)]
 
-    Yields ``(m, K_m)``, ``K_m[p, q]`` the fraction of the first ``m`` trees that put
-    grid points ``p`` and ``q`` in one leaf: the same integer counts (one sparse product
-    per count of the trees' point-leaf incidences) with no per-point cell table between.
-    """
-    tree_of, box_first, box_last = leaves
-    order = np.argsort(tree_of, kind="stable")  # leaves tree by tree
-    count, point = _leaf_points(sizes, box_first[order], box_last[order])
-    indptr = np.concatenate([[0], np.cumsum(count)])
-    ends = np.searchsorted(tree_of[order], counts)  # the leaves of trees < m
-    n = int(np.prod(sizes))
-    acc = np.zeros((n, n))
-    done = 0
-    for m, end in zip(counts, ends):
-        if end > done:
-            # rows: leaves of the trees since the last count; one leaf per point and tree
-            B = sp.csr_matrix((np.ones(indptr[end] - indptr[done]),
-                               point[indptr[done]:indptr[end]],
-                               indptr[done:end + 1] - indptr[done]), shape=(end - done, n))
-            acc += (B.T @ B).toarray()
-        done = end
-        yield m, acc / m
+
+def _grid_pair_boxes(sizes, iu):
+    """The index box around each pair ``(iu[0][k], iu[1][k])`` of grid points (first axis
+    fastest), numbered by :func:`_box_index`: ``(boxes, box_of_pair, first_pair)``, the
+    distinct boxes, each pair's position among them, and one pair per box."""
+    p, q = iu
+    first = np.empty((p.size, len(sizes)), dtype=np.int64)
+    last = np.empty_like(first)
+    stride = 1
+    for j, s in enumerate(sizes):
+        ip, iq = p // stride % s, q // stride % s
+        first[:, j], last[:, j] = np.minimum(ip, iq), np.maximum(ip, iq)
+        stride *= s
+    boxes, first_pair, box_of_pair = np.unique(_box_index(sizes, first, last),
+                                               return_index=True, return_inverse=True)
+    return boxes, box_of_pair, first_pair
 
 
 def _incidence(cols, n_cols):
@@ -529,25 +560,33 @@ def _max_error_curves(X, lifetime, counts, n_repeats, methods, rng, progress,
                       grid_axes=None) -> KernelErrorCurves:
     """:func:`kernel_error_curves` on checked arguments. With ``grid_axes`` (``X`` is
     their tensor grid, first axis fastest, and ``methods`` the Mondrian kernel alone)
-    the trees are sampled on the grid's index boxes (:func:`_grid_mondrian_cells`):
-    the same trees from the same draws."""
+    the trees are sampled on the grid's index boxes (:func:`_grid_mondrian_leaves`: the
+    same trees from the same draws) and the pairs sharing a leaf counted per index box
+    (:func:`_grid_shared_counts`: the same integer counts)."""
     K = laplace_kernel(X, lifetime=lifetime)
     iu = np.triu_indices(X.shape[0], k=1)
     flat_iu = iu[0] * X.shape[0] + iu[1]  # the pairs i < j: one take per estimate
     K_iu = K[iu]
+    if grid_axes is not None:
+        sizes = [a.size for a in grid_axes]
+        # pairs with the same index box around them share a leaf in the same trees and
+        # lie at the same L1 distance (the same sides): one error per box
+        boxes, _, first_pair = _grid_pair_boxes(sizes, iu)
+        K_box = K_iu[first_pair]
     errors = {m: np.empty((n_repeats, counts.size)) for m in methods}
     total = n_repeats * len(methods)
     step = 0
     for r in range(n_repeats):
         for method in methods:
-            kernels = (cumulative_kernels(method, X, None, lifetime, counts, rng)
-                       if grid_axes is None else
-                       _grid_block_cumulative([a.size for a in grid_axes],
-                                              _grid_mondrian_leaves(grid_axes, lifetime,
-                                                                    int(counts[-1]), rng),
-                                              counts))
-            for c, (_, Km) in enumerate(kernels):
-                errors[method][r, c] = np.abs(np.take(Km, flat_iu) - K_iu).max()
+            if grid_axes is None:
+                for c, (_, Km) in enumerate(cumulative_kernels(method, X, None, lifetime,
+                                                               counts, rng)):
+                    errors[method][r, c] = np.abs(np.take(Km, flat_iu) - K_iu).max()
+            else:
+                leaves = _grid_mondrian_leaves(grid_axes, lifetime, int(counts[-1]), rng)
+                shared = _grid_shared_counts(sizes, leaves, counts, boxes)
+                for c, m in enumerate(counts):  # row by row: several times faster here
+                    errors[method][r, c] = np.abs(shared[c] / m - K_box).max()
             step += 1
             if progress is not None:
                 progress(step / total, f"{method}, repetition {r + 1} of {n_repeats}")
@@ -608,9 +647,12 @@ def _ridge_predict(Z_train, Z_test, y, ridge):
 
 
 def _member_features(method, X_train, X_test, lifetime, counts, rng):
-    """One draw of ``max(counts)`` members: ``(Z_train, Z_test, bounds, top)``, the
-    features of all members (each member's columns after the previous member's) and
-    the number of columns of the first m members, for m in ``counts``.
+    """One draw of ``max(counts)`` members: ``(Z_train, Z_test, bounds, top, cells)``, the
+    features of all members (each member's columns after the previous member's), the
+    number of columns of the first m members for m in ``counts``, the number of members,
+    and for the one-hot maps (trees, grids) each row's column in each member
+    (``(train, test)``, test cells no training row holds never equal a training one;
+    None for Fourier features).
 
     Test points are placed by ``transform``; their columns beyond the fitted cells
     (branch-offs, new bins) hold no training point, get weight 0 and are dropped.
@@ -618,7 +660,7 @@ def _member_features(method, X_train, X_test, lifetime, counts, rng):
     top = int(counts[-1])
     if method == METHODS[2]:
         rff = RandomFourierFeatures(lifetime, top, rng).fit(X_train)
-        return rff.transform(X_train), rff.transform(X_test), counts, top
+        return rff.transform(X_train), rff.transform(X_test), counts, top, None
     if method == METHODS[0]:
         est = MondrianFeatures(lifetime, top, rng).fit(X_train)
         n_fitted = est.n_cells()
@@ -628,11 +670,12 @@ def _member_features(method, X_train, X_test, lifetime, counts, rng):
     else:
         raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
     Z_tr = est.transform(X_train)
-    Z_te = est.transform(X_test)[:, :n_fitted].tocsc()
+    Z_te = est.transform(X_test)
+    cells = block_one_hot_columns(Z_tr), block_one_hot_columns(Z_te)
     # columns are grouped by member: member b's columns end at the largest
     # column any training row uses in block b, plus one
-    ends = np.maximum.accumulate(block_one_hot_columns(Z_tr).max(0)) + 1
-    return Z_tr.tocsc(), Z_te, ends[counts - 1], top
+    ends = np.maximum.accumulate(cells[0].max(0)) + 1
+    return Z_tr.tocsc(), Z_te[:, :n_fitted].tocsc(), ends[counts - 1], top, cells
 
 
 def _nested_features(method, X_train, X_test, lifetime, counts, rng):
@@ -642,7 +685,8 @@ def _nested_features(method, X_train, X_test, lifetime, counts, rng):
     the first m members' columns are a prefix, rescaled from ``1/sqrt(max)`` to
     ``1/sqrt(m)``.
     """
-    Z_tr, Z_te, bounds, top = _member_features(method, X_train, X_test, lifetime, counts, rng)
+    Z_tr, Z_te, bounds, top, _ = _member_features(method, X_train, X_test, lifetime, counts,
+                                                  rng)
     for m, cols in zip(counts, bounds):
         scale = np.sqrt(top / m)
         yield Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale
@@ -653,27 +697,64 @@ def _nested_ridge_predictions(method, X_train, X_test, y, lifetime, counts, ridg
     for m in ``counts``, with the dual's Grams shared between the counts.
 
     Where the m members have more columns than there are training rows the solve is
-    in the dual, and its Grams ``Z_m Z_m^T`` (train x train, test x train) are the
-    first m members' sums, times ``max / m``: each count adds only its new members'
-    products to the previous count's instead of multiplying the whole prefix again.
-    Fewer columns than rows: the primal solve of :func:`_ridge_predict` as it is.
+    in the dual, and its Grams ``Z_m Z_m^T`` (train x train, test x train) grow with the
+    members: each count adds only its new members to the previous count's instead of
+    multiplying the whole prefix again. For trees and grids (one non-zero
+    ``1/sqrt(m)`` per member and row) the Gram is the number of the first m members in
+    which two rows share a cell, over m: integer counts, one comparison of the rows'
+    cells per member (several times cheaper than the sparse products). Each dual solve
+    factorises in one buffer, so the counts allocate no new N x N arrays.
+    Fewer columns than rows: the primal solve of :func:`_ridge_predict`, its ``Z^T Z``
+    a leading block of one product for every such count.
     """
-    Z_tr, Z_te, bounds, top = _member_features(method, X_train, X_test, lifetime, counts, rng)
+    Z_tr, Z_te, bounds, top, cells = _member_features(method, X_train, X_test, lifetime,
+                                                      counts, rng)
     mu = y.mean()
-    n = Z_tr.shape[0]
-    gram, cross = np.zeros((n, n)), np.zeros((Z_te.shape[0], n))
-    summed = 0  # the columns in gram and cross
+    n, n_te = Z_tr.shape[0], Z_te.shape[0]
+    if cells is not None:
+        # each member's cells as a contiguous row; the counts as small integers (a
+        # member adds 0 or 1), added from the comparisons' bytes
+        cells_tr, cells_te = (np.ascontiguousarray(c.T, dtype=np.int64) for c in cells)
+        dtype = np.uint8 if top < 256 else np.int64
+        gram, cross = np.zeros((n, n), dtype), np.zeros((n_te, n), dtype)
+        same_tr, same_te = np.empty((n, n), bool), np.empty((n_te, n), bool)
+    else:
+        gram, cross = np.zeros((n, n)), np.zeros((n_te, n))
+    system = np.empty((n, n), order="F")  # the dual system, factorised in place
+    done, summed = 0, 0  # the members and columns in gram and cross
+    # the primal counts' systems are leading blocks of one product of the columns they
+    # use, scaled by top / m
+    primal = int(max((c for c in bounds if c <= n), default=0))
+    Z_p = Z_tr[:, :primal]
+    gram_p, moment_p = as_dense(Z_p.T @ Z_p), Z_p.T @ (y - mu)
     for m, cols in zip(counts, bounds):
-        scale = np.sqrt(top / m)
         if cols <= n:
-            yield _ridge_predict(Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale, y, ridge)
+            scale = np.sqrt(top / m)
+            A = gram_p[:cols, :cols] * (top / m)
+            A[np.diag_indices(cols)] += ridge
+            factor = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+            w = cho_solve(factor, moment_p[:cols] * scale, check_finite=False)
+            yield mu + (Z_te[:, :cols] @ w) * scale
             continue
-        new_tr, new_te = Z_tr[:, summed:cols], Z_te[:, summed:cols]
-        gram += as_dense(new_tr @ new_tr.T)
-        cross += as_dense(new_te @ new_tr.T)
-        summed = cols
-        ratio = top / m
-        yield mu + (cross * ratio) @ kernel_ridge_coefficients(gram * ratio, y - mu, ridge)
+        if cells is not None:  # shared cells, counted: Z_m Z_m^T is the count over m
+            for b in range(done, m):
+                row = cells_tr[b]
+                np.equal(row[:, None], row, out=same_tr)
+                np.equal(cells_te[b][:, None], row, out=same_te)
+                gram += same_tr.view(np.uint8)
+                cross += same_te.view(np.uint8)
+            np.divide(gram, m, out=system)
+            cross_m = cross / m
+        else:  # the new members' products, at 1/sqrt(top) each: times top / m
+            new_tr, new_te = Z_tr[:, summed:cols], Z_te[:, summed:cols]
+            gram += as_dense(new_tr @ new_tr.T)
+            cross += as_dense(new_te @ new_tr.T)
+            np.multiply(gram, top / m, out=system)
+            cross_m = cross * (top / m)
+        done, summed = m, cols
+        system[np.diag_indices(n)] += ridge
+        factor = cho_factor(system, lower=True, overwrite_a=True, check_finite=False)
+        yield mu + cross_m @ cho_solve(factor, y - mu, check_finite=False)
 
 
 @docfiller({"passed_on": params(kernel_error_curves.__doc__, "methods", "random_state",

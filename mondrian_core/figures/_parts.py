@@ -13,10 +13,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core._docstrings import docfiller
+from mondrian_core._docstrings import docfiller, params
 from mondrian_core.figures.theme import BLACK
 
-__all__ = ["figure_builder", "polyline", "rectangles", "band", "log_x_marker", "subplots"]
+__all__ = ["figure_builder", "polyline", "rectangles", "band", "band_trace", "log_x_marker",
+           "subplots"]
 
 #: The text of a builder's ``%(builder)s`` line: its height entry (the default from its
 #: signature) and its Returns section.
@@ -128,10 +129,24 @@ def band(x, lower, upper, fillcolor: str, **trace) -> go.Scatter:
     plotly.graph_objects.Scatter
         The trace, not hoverable (the curve it surrounds carries the numbers).
     """
+    return go.Scatter(band_trace(x, lower, upper, fillcolor, **trace))
+
+
+@docfiller({"band": params(band.__doc__, "x", "fillcolor", "**trace", section=True)})
+def band_trace(x, lower, upper, fillcolor: str, **trace) -> dict:
+    """:func:`band` as a dict, for a figure written as one dict and validated once.
+
+    %(band)s
+
+    Returns
+    -------
+    dict
+        The scatter trace's attributes, ``type`` included.
+    """
     x, lower, upper = (np.asarray(a) for a in (x, lower, upper))
-    return go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([upper, lower[::-1]]),
-                      fill="toself", fillcolor=fillcolor, line=dict(width=0),
-                      hoverinfo="skip", **trace)
+    return dict(type="scatter", x=np.concatenate([x, x[::-1]]),
+                y=np.concatenate([upper, lower[::-1]]), fill="toself", fillcolor=fillcolor,
+                line=dict(width=0), hoverinfo="skip", **trace)
 
 
 def log_x_marker(fig: go.Figure, x: float, label: str, *, color: str = BLACK,

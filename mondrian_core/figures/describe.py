@@ -206,6 +206,9 @@ def chart_series(fig: go.Figure) -> list[Series]:
     fig = fig if isinstance(fig, go.Figure) else go.Figure(fig)
     panels = _panel_titles(fig)
     out = []
+    # per axis, not per trace: each reads the layout (and _x_shown every trace) through
+    # plotly's validated objects, several milliseconds a chart of a dozen traces
+    titles, shown = {}, {}
     for trace in fig.data:
         if getattr(trace, "visible", None) is False:
             continue
@@ -215,7 +218,10 @@ def chart_series(fig: go.Figure) -> list[Series]:
         kind = _kind(trace)
         x, y = array(getattr(trace, "x", None)), array(getattr(trace, "y", None))
         z = array(getattr(trace, "z", None)) if kind == "heatmap" else None
-        x_title, y_title = _axis_title(fig, xref, "x"), _axis_title(fig, yref, "y")
+        for ref, letter in ((xref, "x"), (yref, "y")):
+            if (ref, letter) not in titles:
+                titles[ref, letter] = _axis_title(fig, ref, letter)
+        x_title, y_title = titles[xref, "x"], titles[yref, "y"]
         z_title = ""
         if kind == "heatmap":
             if z is None or z.ndim != 2:
@@ -238,7 +244,8 @@ def chart_series(fig: go.Figure) -> list[Series]:
                 x = np.arange(len(y), dtype=float)
         out.append(Series(panel, name, kind, x,
                           y if y is not None else np.array([]), z, x_title, y_title, z_title,
-                          x_shown=_x_shown(fig, xref),
+                          x_shown=shown[xref] if xref in shown else
+                          shown.setdefault(xref, _x_shown(fig, xref)),
                           y_is_position=_hover_shows_x_only(trace)))
     return out
 
