@@ -17,7 +17,7 @@ from mondrian_core._docstrings import docfiller
 from mondrian_core.figures.theme import BLACK
 
 __all__ = ["figure_builder", "polyline", "rectangles", "band", "band_dict", "log_x_marker",
-           "subplots", "subplots_layout"]
+           "subplots", "subplots_layout", "axis_key"]
 
 #: The text of a builder's ``%(builder)s`` line: its height entry (the default from its
 #: signature) and its Returns section.
@@ -267,3 +267,19 @@ def subplots_layout(**kwargs) -> tuple[dict, list]:
     grid = [[dict(cell[0].trace_kwargs) if cell else None for cell in row]
             for row in skeleton._grid_ref]
     return layout, grid
+
+
+def axis_key(ref: str) -> str:
+    """The layout key of a trace's axis reference: ``"x2"`` -> ``"xaxis2"``.
+
+    Parameters
+    ----------
+    ref : str
+        A trace's ``xaxis`` or ``yaxis`` value (``"x"``, ``"y3"``...).
+
+    Returns
+    -------
+    str
+        The layout's key for that axis.
+    """
+    return ref[0] + "axis" + ref[1:]

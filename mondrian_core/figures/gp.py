@@ -9,7 +9,13 @@ import textwrap
 import numpy as np
 import plotly.graph_objects as go
 
-from mondrian_core.figures._parts import band_dict, figure_builder, subplots, subplots_layout
+from mondrian_core.figures._parts import (
+    axis_key,
+    band_dict,
+    figure_builder,
+    subplots,
+    subplots_layout,
+)
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -101,18 +107,13 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
                           showlegend=first))
         traces += [{**t, **axes} for t in panel]
         if r == rows:
-            layout[_axis_key(axes["xaxis"])]["title"] = dict(text=x_label)
+            layout[axis_key(axes["xaxis"])]["title"] = dict(text=x_label)
         if c == 1:
-            layout[_axis_key(axes["yaxis"])]["title"] = dict(text=y_label)
+            layout[axis_key(axes["yaxis"])]["title"] = dict(text=y_label)
     _titles_and_theme(layout, height * rows)
     layout.setdefault("margin", {}).update(t=60, r=45)
     fig = go.Figure(data=traces, layout=layout)
     return legend_below(fig, gap=90)  # clear of the x titles, also at projector sizes
-
-
-def _axis_key(ref: str) -> str:
-    """The layout key of a trace's axis reference: "x2" -> "xaxis2"."""
-    return ref[0] + "axis" + ref[1:]
 
 
 def _titles_and_theme(layout: dict, height: int) -> dict:
@@ -150,9 +151,9 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
                            showscale=i == len(names) - 1,
                            colorbar=dict(title="k(x, x')", len=0.9),
                            hovertemplate="i=%{y}, j=%{x}: k=%{z:.2f}<extra></extra>", **axes))
-        layout[_axis_key(axes["yaxis"])].update(autorange="reversed", showgrid=False,
+        layout[axis_key(axes["yaxis"])].update(autorange="reversed", showgrid=False,
                                                 scaleanchor=f"x{i + 1 if i else ''}")
-        layout[_axis_key(axes["xaxis"])].update(title=dict(text=axis_label), showgrid=False)
+        layout[axis_key(axes["xaxis"])].update(title=dict(text=axis_label), showgrid=False)
     return go.Figure(data=traces, layout=_titles_and_theme(layout, height))
 
 
@@ -275,9 +276,9 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
                                        colorbar=dict(title=colour_label)),
                            showlegend=False,
                            hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>", **axes))
-        layout[_axis_key(axes["xaxis"])]["title"] = dict(text="component 1")
+        layout[axis_key(axes["xaxis"])]["title"] = dict(text="component 1")
         if i == 0:
-            layout[_axis_key(axes["yaxis"])]["title"] = dict(text="component 2")
+            layout[axis_key(axes["yaxis"])]["title"] = dict(text="component 2")
     return go.Figure(data=traces, layout=_titles_and_theme(layout, height))
 
 
