@@ -17,7 +17,7 @@ from mondrian_core._docstrings import docfiller
 from mondrian_core.figures.theme import BLACK
 
 __all__ = ["figure_builder", "polyline", "rectangles", "band", "band_dict", "log_x_marker",
-           "subplots", "subplots_layout", "axis_key"]
+           "subplots", "subplots_layout", "axis_key", "validated_once"]
 
 #: The text of a builder's ``%(builder)s`` line: its height entry (the default from its
 #: signature) and its Returns section.
@@ -283,3 +283,24 @@ def axis_key(ref: str) -> str:
         The layout's key for that axis.
     """
     return ref[0] + "axis" + ref[1:]
+
+
+def validated_once(builder):
+    """Mark a builder that assembles its figure as dicts and validates it in one go.
+
+    Its figure's float32 copy for the wire (``explorer_ui.figure_cache.slim``) is then
+    not validated by Plotly a second time: the same chart, its description and its CSV
+    (tested per marked builder).
+
+    Parameters
+    ----------
+    builder : callable
+        The figure builder.
+
+    Returns
+    -------
+    callable
+        ``builder``, with ``validated_once = True``.
+    """
+    builder.validated_once = True
+    return builder

@@ -15,6 +15,7 @@ from mondrian_core.figures._parts import (
     figure_builder,
     subplots,
     subplots_layout,
+    validated_once,
 )
 from mondrian_core.figures.theme import (
     BLACK,
@@ -35,6 +36,7 @@ _BAND = "rgba(19, 86, 162, 0.18)"
 _SAMPLE_COLOURS = [RED, "#E0A800", "#2A9D8F", "#7B3294", GREY]
 
 
+@validated_once
 def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x",
                             y_label="y", height=420) -> go.Figure:
     """Draw one panel per kernel: posterior mean, 2-sigma band of f, samples and data.
@@ -125,6 +127,7 @@ def _titles_and_theme(layout: dict, height: int) -> dict:
     return layout
 
 
+@validated_once
 @figure_builder
 def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
                            height=380) -> go.Figure:
@@ -238,6 +241,7 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
     return fig
 
 
+@validated_once
 @figure_builder
 def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
                       height=380) -> go.Figure:

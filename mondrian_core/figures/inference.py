@@ -16,6 +16,7 @@ from mondrian_core.figures._parts import (
     polyline,
     subplots,
     subplots_layout,
+    validated_once,
 )
 from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, TEMPLATE, legend_below, styled
 
@@ -25,6 +26,7 @@ _COVERED, _MISSED = BLUE, RED
 _SERIES = {"tree": GREY, "forest": BLUE, "debiased forest": RED}
 
 
+@validated_once
 @figure_builder
 def coverage_stack_figure(stack, summary, *, names, level=0.95, height=450) -> go.Figure:
     """Draw each repetition's interval at ``x`` as a vertical bar, covered or missed.
@@ -130,6 +132,7 @@ def bias_sd_figure(curves, *, height=400) -> go.Figure:
     return legend_below(fig, gap=70)
 
 
+@validated_once
 @figure_builder
 def clt_figure(draws, *, bins=30, height=440) -> go.Figure:
     """Draw the histogram of standardised estimates against the CLT's normal density.
@@ -170,6 +173,7 @@ def clt_figure(draws, *, bins=30, height=440) -> go.Figure:
     return legend_below(fig, legend_height=70)
 
 
+@validated_once
 @figure_builder
 def rates_figure(risk, *, height=480) -> go.Figure:
     """Draw the risk against n on log-log axes with each learner's theoretical slope.
