@@ -85,10 +85,12 @@ def _to_float32(node):
     return node
 
 
-def slim(fig: go.Figure) -> go.Figure:
+def slim(fig: go.Figure, *, validate: bool = True) -> go.Figure:
     """``fig`` with every 64-bit float array (traces, error bars, markers, animation
-    frames) as a 32-bit one: a new figure."""
-    return go.Figure(_to_float32(fig.to_dict()))
+    frames) as a 32-bit one: a new figure. ``validate=False`` skips Plotly's second
+    validation of what ``fig`` already passed once (for builders marked
+    ``validated_once``: the same chart, tested)."""
+    return go.Figure(_to_float32(fig.to_dict()), _validate=validate)
 
 
 def _json_size(fig: go.Figure) -> int:
@@ -102,8 +104,9 @@ FIGURES = SharedResults(max_entries=400, max_bytes=96 * 2**20, ttl=CACHE_TTL, si
 def cached_figure(builder, *args, **kwargs) -> go.Figure:
     """``slim(builder(*args, **kwargs))``, built once per distinct content of the
     arguments for the whole server. The figure is shared: treat it as read-only."""
+    validate = not getattr(builder, "validated_once", False)
     try:
         key = (builder.__module__, builder.__qualname__, digest(*args, **kwargs))
     except _Unkeyable:
-        return slim(builder(*args, **kwargs))
-    return FIGURES.get(key, lambda report: slim(builder(*args, **kwargs)))
+        return slim(builder(*args, **kwargs), validate=validate)
+    return FIGURES.get(key, lambda report: slim(builder(*args, **kwargs), validate=validate))

@@ -353,8 +353,9 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             np.add.at(counts, (ids_new[r][seen], np.flatnonzero(seen)), 1.0)
         return counts
 
-    def _latent_var(self, ids_new):
-        """Exact var f(x*) = 1 - k*^T (K + s I)^{-1} k* (standardised units)."""
+    def _latent_var(self, ids_new, cross=None):
+        """Exact var f(x*) = 1 - k*^T (K + s I)^{-1} k* (standardised units); ``cross``
+        keeps the cross kernel for a later use on the same points."""
         A, s = self.algebra_, float(self.noise_variance)
         m = A.m
         n_unseen = (ids_new < 0).sum(axis=0)
@@ -372,7 +373,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
             L = sla.cholesky(P, lower=True)
             V = sla.solve_triangular(L, self._cluster_counts(ids_new) / np.sqrt(m), lower=True)
             return (V**2).sum(axis=0) + n_unseen / m
-        Kx = self._cross_kernel(ids_new)
+        Kx = self._cross_kernel_kept(ids_new, cross)
         if A.n <= self._max_dense:
             L = self._data_cholesky()[0]
             V = sla.solve_triangular(L, Kx, lower=True)
@@ -403,13 +404,13 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         X = check_partition_points(X, self)
         return self._predict_labels(self.partitions_.labels(X), return_std)
 
-    def _predict_labels(self, labels, return_std):
+    def _predict_labels(self, labels, return_std, cross=None):
         """:meth:`predict` given the points' labels in the fitted partitions."""
         ids = self.algebra_.lookup(labels)
         mean = self._y_mean + self._y_std * self._latent_mean(ids)
         if not return_std:
             return mean
-        var = np.clip(self._latent_var(ids), 0.0, None)
+        var = np.clip(self._latent_var(ids, cross), 0.0, None)
         return mean, self._y_std * np.sqrt(var)
 
     def noise_std(self) -> float:
@@ -501,9 +502,19 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         n_samples = check_count(n_samples, "n_samples")
         rng = check_random_state(random_state)
         labels = self.partitions_.labels(check_partition_points(X, self))
-        return (*self._predict_labels(labels, True), self._sample_labels(labels, n_samples, rng))
+        cross = {}  # K(X_train, X) once for the variances and the samples
+        return (*self._predict_labels(labels, True, cross),
+                self._sample_labels(labels, n_samples, rng, cross))
 
-    def _sample_labels(self, labels_new, n_samples, rng):
+    def _cross_kernel_kept(self, ids_new, cross):
+        """:meth:`_cross_kernel`, kept in the dict ``cross`` (None: not kept)."""
+        if cross is None:
+            return self._cross_kernel(ids_new)
+        if "K" not in cross:
+            cross["K"] = self._cross_kernel(ids_new)
+        return cross["K"]
+
+    def _sample_labels(self, labels_new, n_samples, rng, cross=None):
         """:meth:`sample_y` given the points' labels in the fitted partitions."""
         A, s = self.algebra_, float(self.noise_variance)
         ids_new = A.lookup(labels_new)
@@ -520,7 +531,7 @@ class PartitionGP(RegressorMixin, BaseEstimator):
         f_new = W[ids_all].sum(axis=0) * scale          # (n, k)
         eps = rng.standard_normal((A.n, n_samples)) * np.sqrt(s)
         R = self._solve_many(self.y_train_[:, None] - f_train - eps)
-        f_post = f_new + self._cross_kernel(ids_new).T @ R
+        f_post = f_new + self._cross_kernel_kept(ids_new, cross).T @ R
         return self._y_mean + self._y_std * f_post
 
 

@@ -330,10 +330,11 @@ class FastClusterPartitions(_PartitionsMixin, BaseEstimator):
             G.argmin(axis=1, out=out[a:a + rows])
 
 
-def ancestors_at_depth(parent: np.ndarray, depth: np.ndarray, level: int) -> np.ndarray:
+def ancestors_at_depth(parent: np.ndarray, depth: np.ndarray, level) -> np.ndarray:
     """For every node of a tree, its ancestor at depth ``level`` (itself if not deeper).
 
-    ``parent[root] = -1``; vectorised over nodes (at most max-depth passes).
+    ``parent[root] = -1``; vectorised over nodes (at most max-depth passes). ``level``
+    may also be an array, one level per node (several trees, each with its own).
     """
     anc = np.arange(len(parent))
     while True:
@@ -343,11 +344,12 @@ def ancestors_at_depth(parent: np.ndarray, depth: np.ndarray, level: int) -> np.
         anc[deep] = parent[anc[deep]]
 
 
-def tree_parent_depth(children_left: np.ndarray, children_right: np.ndarray):
+def tree_parent_depth(children_left: np.ndarray, children_right: np.ndarray, roots=(0,)):
     """Parent and depth arrays of a binary tree given by its children arrays (-1 = leaf).
 
     Nodes are numbered so that a parent precedes its children (scikit-learn's order),
-    which lets the depths be filled level by level without recursion.
+    which lets the depths be filled level by level without recursion. ``roots`` lists
+    the roots when the arrays hold several trees (a forest, node ids shifted per tree).
     """
     n = len(children_left)
     parent = np.full(n, -1, dtype=np.intp)
@@ -355,7 +357,7 @@ def tree_parent_depth(children_left: np.ndarray, children_right: np.ndarray):
     parent[children_left[internal]] = internal
     parent[children_right[internal]] = internal
     depth = np.zeros(n, dtype=np.intp)
-    frontier = np.array([0])
+    frontier = np.asarray(roots, dtype=np.intp)
     level = 0
     while frontier.size:
         depth[frontier] = level
@@ -363,6 +365,49 @@ def tree_parent_depth(children_left: np.ndarray, children_right: np.ndarray):
         frontier = np.concatenate((children_left[inner], children_right[inner]))
         level += 1
     return parent, depth
+
+
+def forest_clusters(trees, max_level, rng) -> tuple[np.ndarray, list]:
+    """Each tree's depth ``d_r ~ U{0..h}`` and every node's ancestor at that depth.
+
+    All trees at once: their nodes laid end to end, one pass per level of the deepest
+    tree instead of per level of every tree (the same integers as
+    :func:`tree_parent_depth` and :func:`ancestors_at_depth` tree by tree, tested).
+
+    Parameters
+    ----------
+    trees : sequence of sklearn.tree._tree.Tree
+        The fitted trees (``children_left``, ``children_right``).
+    max_level : int or None
+        ``h``; None: each tree's own depth.
+    rng : numpy.random.Generator
+        Draws the depths, one per tree in order.
+
+    Returns
+    -------
+    depths : ndarray of int, shape (m,)
+        The drawn depths.
+    clusters : list of ndarray of int
+        Per tree, the cluster (node id of the ancestor at its depth) of every node.
+    """
+    sizes = np.array([t.node_count for t in trees], dtype=np.intp)
+    first = np.cumsum(sizes) - sizes
+    shift = np.repeat(first, sizes)
+    left = np.concatenate([t.children_left for t in trees]).astype(np.intp)
+    right = np.concatenate([t.children_right for t in trees]).astype(np.intp)
+    inner = left >= 0
+    left[inner] += shift[inner]
+    right[inner] += shift[inner]
+    parent, depth = tree_parent_depth(left, right, roots=first)
+    if max_level is None:
+        tops = np.maximum.reduceat(depth, first)
+    else:
+        tops = np.full(len(trees), int(max_level))
+    depths = np.empty(len(trees), dtype=np.intp)
+    for r, h in enumerate(tops):  # one draw per tree, in order, as they always were
+        depths[r] = rng.integers(0, h + 1)
+    anc = ancestors_at_depth(parent, depth, np.repeat(depths, sizes)) - shift
+    return depths, np.split(anc, first[1:])
 
 
 class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
@@ -475,15 +520,8 @@ class RandomForestPartitions(_PartitionsMixin, BaseEstimator):
             ), X - self.offset_, y)
         except (ValueError, OverflowError) as err:  # sklearn's max_features, min_samples_leaf
             raise InputError(f"Bad Random Forest setting: {err}") from None
-        depth_rng = rng.spawn(1)[0]
-        self.depths_ = np.empty(m, dtype=np.intp)
-        self.cluster_of_node_ = []
-        for r, est in enumerate(forest.estimators_):
-            t = est.tree_
-            parent, depth = tree_parent_depth(t.children_left, t.children_right)
-            h = int(depth.max()) if self.max_level is None else int(self.max_level)
-            self.depths_[r] = depth_rng.integers(0, h + 1)
-            self.cluster_of_node_.append(ancestors_at_depth(parent, depth, self.depths_[r]))
+        self.depths_, self.cluster_of_node_ = forest_clusters(
+            [est.tree_ for est in forest.estimators_], self.max_level, rng.spawn(1)[0])
         self.forest_ = forest
         self.n_labels_ = np.array([e.tree_.node_count for e in forest.estimators_], dtype=np.intp)
         return self

@@ -630,9 +630,11 @@ def _grow_chunk(X, XT, m, lifetime, rng) -> dict:
     n, dim = X.shape
     itype = np.int32 if m * n < 2**31 and n * dim < 2**31 else np.int64
     lo0, hi0 = X.min(0), X.max(0)
-    g = grow_subtrees(X, XT, np.tile(np.arange(n, dtype=itype), m),
-                      np.arange(m, dtype=np.int64), np.zeros(m), np.repeat(lo0[None], m, 0),
-                      np.repeat(hi0[None], m, 0), np.full(m, n, dtype=np.int64), lifetime, rng)
+    roots = (np.tile(np.arange(n, dtype=itype), m), np.arange(m, dtype=np.int64), np.zeros(m),
+             np.repeat(lo0[None], m, 0), np.repeat(hi0[None], m, 0),
+             np.full(m, n, dtype=np.int64), lifetime, rng)
+    # on a line every tree keeps its points sorted: the same draws, less work per round
+    g = _grown(_LineGrowth(X, XT, *roots) if dim == 1 else _Growth(X, XT, *roots))
     # positions are tree-major (tree t holds rows [t n, (t + 1) n)): back to per-tree fields
     order = g.pop("order")
     leaf_at = g.pop("leaf_at")
@@ -681,7 +683,12 @@ def grow_subtrees(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len, 
         ``order``), ``roots``; ``order`` (point id at every position, each node's points
         contiguous) and ``leaf_at`` (leaf node id at every position).
     """
-    g = _Growth(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len, lifetime, rng)
+    return _grown(_Growth(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len,
+                          lifetime, rng))
+
+
+def _grown(g) -> dict:
+    """Run a growth's rounds to the end; its node fields."""
     while g.tick():
         d, loc, v, cut = g.propose()
         if cut.any():
@@ -761,9 +768,13 @@ class _Growth:
         if done.any():
             self._retire(done)
             keep = ~done
-            self.pid = self.pid[np.repeat(keep, w.count)]
+            self._compact(keep)
             self.w = w.take(keep)
         return self.w.size > 0
+
+    def _compact(self, keep):
+        """Keep the rows of the nodes ``keep`` only (the active rows stay contiguous)."""
+        self.pid = self.pid[np.repeat(keep, self.w.count)]
 
     def propose(self):
         """One proposed cut per node: dimension proportional to the cell's side, location
@@ -802,7 +813,7 @@ class _Growth:
         for f, val in (("node", w.node[ci]), ("time", w.clock[ci]), ("dim", d[ci]),
                        ("loc", loc[ci])):
             self.cuts[f].append(val)
-        n_left = self._partition(v, np.where(cut, loc, np.inf))
+        n_left = self._left_counts(v, loc, cut)
         # the working set: each cut node is replaced by its two children, in place
         nc = ci.size
         reps = np.where(cut, 2, 1)
@@ -823,6 +834,11 @@ class _Growth:
         new_slots = np.empty(2 * nc, dtype=np.int64)
         new_slots[0::2], new_slots[1::2] = left_slot, right_slot
         self._record(w.take(new_slots), np.repeat(self.cuts["node"][-1], 2))
+
+    def _left_counts(self, v, loc, cut):
+        """Each node's number of rows left of its cut (``v <= loc``), its rows moved left
+        first (a stable partition); read at the cut nodes only."""
+        return self._partition(v, np.where(cut, loc, np.inf))
 
     def _partition(self, v, loc):
         """Stable partition of every node's rows, left (``v <= loc``) first; return
@@ -868,3 +884,68 @@ class _Growth:
                     split_dim=split_dim, split_loc=split_loc, start=start,
                     stop=start + cat(self.made["count"]), order=self.order,
                     leaf_at=self.leaf_at)
+
+
+class _LineGrowth(_Growth):
+    """:class:`_Growth` of batch trees (every root holds all ``n`` points) on a line.
+
+    In one dimension a tree's cells are intervals laid out left to right, so if each
+    tree's rows start sorted by ``x`` (ties by point id) every node's rows stay a sorted
+    run at their final positions: a node's extent is its first and last row, a cut's
+    left rows are a prefix counted by one binary search, and no row moves. The rounds
+    draw exactly what :class:`_Growth`'s draw, node for node; only the order of the
+    points inside each leaf differs, and :meth:`result` puts it back (point ids
+    increasing, as :class:`_Growth`'s stable partitions leave them), so the trees are
+    identical (tested against :class:`_Growth`).
+    """
+
+    def __init__(self, X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len,
+                 lifetime, rng):
+        super().__init__(X, XT, pid, root_tree, root_time, root_lo, root_hi, root_len,
+                         lifetime, rng)
+        self.sorted_ids = np.argsort(X[:, 0], kind="stable").astype(self.itype)
+        self.sorted_x = X[self.sorted_ids, 0]
+
+    def _retire(self, mask):
+        w = self.w
+        li = np.flatnonzero(mask)
+        self.leaf_at[_segment_rows(w.start[li], w.count[li])] = np.repeat(w.node[li],
+                                                                          w.count[li])
+
+    def _compact(self, keep):
+        pass  # rows never move: positions are final from the start
+
+    def propose(self):
+        w = self.w
+        k = w.size
+        # the draws of _Growth.propose; on a line the dimension is always 0
+        self.rng.random(k)
+        d = np.zeros(k, dtype=np.int64)
+        a, b = w.lo[:, 0], w.hi[:, 0]
+        loc = a + self.rng.random(k) * (b - a)
+        first = w.start - w.tree * self.n  # within the tree's sorted points
+        lo, hi = self.sorted_x[first], self.sorted_x[first + w.count - 1]
+        below, above = loc < lo, loc >= hi
+        rows_k = np.arange(k)
+        w.lo[rows_k[below], 0] = loc[below]
+        w.hi[rows_k[above], 0] = loc[above]
+        return d, loc, None, ~(below | above)
+
+    def _left_counts(self, v, loc, cut):
+        w = self.w
+        n_left = np.zeros(w.size, dtype=np.int64)
+        ci = np.flatnonzero(cut)
+        # every point before the node's run is <= its first point <= loc, every point
+        # after it >= its last point > loc
+        n_left[ci] = (np.searchsorted(self.sorted_x, loc[ci], side="right")
+                      - (w.start[ci] - w.tree[ci] * self.n))
+        return n_left
+
+    def result(self) -> dict:
+        out = super().result()
+        # positions hold sorted_ids per tree; inside each leaf, ids increasing
+        n, m = self.n, self.m
+        leaf_first = out["start"][self.leaf_at]
+        key = leaf_first * n + np.tile(self.sorted_ids.astype(np.int64), m)
+        out["order"] = (np.sort(key) % n).astype(self.itype)
+        return out

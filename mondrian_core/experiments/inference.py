@@ -39,6 +39,7 @@ from mondrian_core.forest.debiased import (
     debias_weights,
     default_lifetime_ratios,
     forest_at_point,
+    forests_at_point,
     sample_cells_at,
     variance_constant,
 )
@@ -265,8 +266,7 @@ def coverage_repetitions(start: int, count: int, *, d: int = 1, n: int = 1000,
         rng = np.random.default_rng([seed, start + k])
         X, y = _draw(rng, n, d, noise)
         forests = [find(x, lifetime * a, n_trees, rng) for a in ratios]
-        plain = forest_at_point(X, y, forests[:1], [1.0], level)
-        debiased = forest_at_point(X, y, forests, omega, level)
+        plain, debiased = forests_at_point(X, y, forests, [[1.0], omega], level)
         out[:, k, 0] = plain.lower, plain.upper, plain.estimate
         out[:, k, 1] = debiased.lower, debiased.upper, debiased.estimate
         empty[k] = debiased.empty_rate

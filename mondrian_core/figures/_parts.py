@@ -13,11 +13,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core._docstrings import docfiller, params
+from mondrian_core._docstrings import docfiller
 from mondrian_core.figures.theme import BLACK
 
-__all__ = ["figure_builder", "polyline", "rectangles", "band", "band_trace", "log_x_marker",
-           "subplots"]
+__all__ = ["figure_builder", "polyline", "rectangles", "band", "band_dict", "log_x_marker",
+           "subplots", "subplots_layout", "axis_key", "validated_once"]
 
 #: The text of a builder's ``%(builder)s`` line: its height entry (the default from its
 #: signature) and its Returns section.
@@ -117,6 +117,24 @@ def band(x, lower, upper, fillcolor: str, **trace) -> go.Scatter:
 
     Parameters
     ----------
+    x, lower, upper, fillcolor, **trace
+        As for :func:`band_dict`.
+
+    Returns
+    -------
+    plotly.graph_objects.Scatter
+        The trace, not hoverable (the curve it surrounds carries the numbers).
+    """
+    spec = band_dict(x, lower, upper, fillcolor, **trace)
+    del spec["type"]
+    return go.Scatter(**spec)
+
+
+def band_dict(x, lower, upper, fillcolor: str, **trace) -> dict:
+    """:func:`band` as a trace dict, for builders that validate a figure once.
+
+    Parameters
+    ----------
     x, lower, upper : array-like of shape (n,)
         Where, and the band's edges.
     fillcolor : str
@@ -126,22 +144,9 @@ def band(x, lower, upper, fillcolor: str, **trace) -> go.Scatter:
 
     Returns
     -------
-    plotly.graph_objects.Scatter
-        The trace, not hoverable (the curve it surrounds carries the numbers).
-    """
-    return go.Scatter(band_trace(x, lower, upper, fillcolor, **trace))
-
-
-@docfiller({"band": params(band.__doc__, "x", "fillcolor", "**trace", section=True)})
-def band_trace(x, lower, upper, fillcolor: str, **trace) -> dict:
-    """:func:`band` as a dict, for a figure written as one dict and validated once.
-
-    %(band)s
-
-    Returns
-    -------
     dict
-        The scatter trace's attributes, ``type`` included.
+        The scatter trace's attributes, ``type`` included; not hoverable (the curve
+        it surrounds carries the numbers).
     """
     x, lower, upper = (np.asarray(a) for a in (x, lower, upper))
     return dict(type="scatter", x=np.concatenate([x, x[::-1]]),
@@ -186,15 +191,8 @@ def log_x_marker(fig: go.Figure, x: float, label: str, *, color: str = BLACK,
 _SKELETONS: dict = {}
 
 
-def subplots(**kwargs) -> go.Figure:
-    """``plotly.subplots.make_subplots(**kwargs)``, the grid's layout built once.
-
-    make_subplots validates its whole layout through a fresh figure (~50 ms for a
-    2 x 2 grid with titles, a tenth of a page's visit); a copy of the same layout costs
-    a third of that. Titles that change with the data (a fitted length scale) reuse the
-    grid: they are written into the copy's title annotations. The figure returned is
-    new and equal to make_subplots' (tested).
-    """
+def _skeleton(kwargs: dict):
+    """make_subplots' figure for ``kwargs`` (kept per arguments) and the titles to swap in."""
     titles = kwargs.get("subplot_titles")
     swap = (titles is not None and len(titles) > 0
             and all(isinstance(t, str) and t for t in titles))
@@ -212,14 +210,97 @@ def subplots(**kwargs) -> go.Figure:
             if len(_SKELETONS) >= 256:
                 _SKELETONS.clear()
             _SKELETONS[key] = skeleton
+    return skeleton, (titles if swap else None)
+
+
+def _titled(layout: dict, titles) -> dict:
+    layout["annotations"] = [
+        {**a, "text": titles[int(a["text"][1:])]}
+        if isinstance(a.get("text"), str) and a["text"].startswith("\x00") else a
+        for a in layout.get("annotations", ())]
+    return layout
+
+
+def subplots(**kwargs) -> go.Figure:
+    """``plotly.subplots.make_subplots(**kwargs)``, the grid's layout built once.
+
+    make_subplots validates its whole layout through a fresh figure (~50 ms for a
+    2 x 2 grid with titles, a tenth of a page's visit); a copy of the same layout costs
+    a third of that. Titles that change with the data (a fitted length scale) reuse the
+    grid: they are written into the copy's title annotations. The figure returned is
+    new and equal to make_subplots' (tested).
+    """
+    skeleton, titles = _skeleton(kwargs)
     layout = skeleton.layout
-    if swap:
-        layout = layout.to_plotly_json()
-        layout["annotations"] = [
-            {**a, "text": titles[int(a["text"][1:])]}
-            if isinstance(a.get("text"), str) and a["text"].startswith("\x00") else a
-            for a in layout.get("annotations", ())]
+    if titles is not None:
+        layout = _titled(layout.to_plotly_json(), titles)
     fig = go.Figure(layout=layout)
     fig.__dict__["_grid_ref"] = skeleton._grid_ref  # read only, as add_trace(row, col) does
     fig.__dict__["_grid_str"] = skeleton._grid_str
     return fig
+
+
+def subplots_layout(**kwargs) -> tuple[dict, list]:
+    """The layout of ``make_subplots(**kwargs)`` as a new dict, and its grid of axes.
+
+    For builders that assemble a whole figure as dicts and validate it once (a figure
+    built through graph objects is validated at every step). The grid's ``[row][col]``
+    entry is the axis names a trace in that cell takes, e.g. ``{"xaxis": "x2",
+    "yaxis": "y2"}``.
+
+    Parameters
+    ----------
+    **kwargs
+        The arguments of ``plotly.subplots.make_subplots``.
+
+    Returns
+    -------
+    layout : dict
+        The layout (a copy, free to change).
+    grid : list of list of dict
+        Per row and column, the trace's axis references.
+    """
+    skeleton, titles = _skeleton(kwargs)
+    layout = skeleton.layout.to_plotly_json()  # a deep copy
+    if titles is not None:
+        layout = _titled(layout, titles)
+    grid = [[dict(cell[0].trace_kwargs) if cell else None for cell in row]
+            for row in skeleton._grid_ref]
+    return layout, grid
+
+
+def axis_key(ref: str) -> str:
+    """The layout key of a trace's axis reference: ``"x2"`` -> ``"xaxis2"``.
+
+    Parameters
+    ----------
+    ref : str
+        A trace's ``xaxis`` or ``yaxis`` value (``"x"``, ``"y3"``...).
+
+    Returns
+    -------
+    str
+        The layout's key for that axis.
+    """
+    return ref[0] + "axis" + ref[1:]
+
+
+def validated_once(builder):
+    """Mark a builder that assembles its figure as dicts and validates it in one go.
+
+    Its figure's float32 copy for the wire (``explorer_ui.figure_cache.slim``) is then
+    not validated by Plotly a second time: the same chart, its description and its CSV
+    (tested per marked builder).
+
+    Parameters
+    ----------
+    builder : callable
+        The figure builder.
+
+    Returns
+    -------
+    callable
+        ``builder``, with ``validated_once = True``.
+    """
+    builder.validated_once = True
+    return builder

@@ -9,7 +9,14 @@ import textwrap
 import numpy as np
 import plotly.graph_objects as go
 
-from mondrian_core.figures._parts import band, figure_builder, subplots
+from mondrian_core.figures._parts import (
+    axis_key,
+    band_dict,
+    figure_builder,
+    subplots,
+    subplots_layout,
+    validated_once,
+)
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -17,6 +24,7 @@ from mondrian_core.figures.theme import (
     RED,
     SEQUENTIAL,
     SERIES,
+    TEMPLATE,
     legend_below,
     styled,
 )
@@ -28,6 +36,7 @@ _BAND = "rgba(19, 86, 162, 0.18)"
 _SAMPLE_COLOURS = [RED, "#E0A800", "#2A9D8F", "#7B3294", GREY]
 
 
+@validated_once
 def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x",
                             y_label="y", height=420) -> go.Figure:
     """Draw one panel per kernel: posterior mean, 2-sigma band of f, samples and data.
@@ -66,20 +75,23 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
     # (a panel is about 220 px wide at 1024 px, and projector mode makes the text bigger)
     titles = ["<br>".join(textwrap.wrap(panels[k]["label"], 24, break_long_words=False))
               for k in names]
-    fig = subplots(rows=rows, cols=cols, shared_yaxes=True, horizontal_spacing=0.04,
-                        vertical_spacing=0.17, subplot_titles=titles)
+    layout, cells = subplots_layout(rows=rows, cols=cols, shared_yaxes=True,
+                                    horizontal_spacing=0.04, vertical_spacing=0.17,
+                                    subplot_titles=titles)
     g = np.asarray(grid).ravel()
     x = np.asarray(X).ravel()
-    # the traces as dicts, added in one call: a go.Scatter built first is validated
-    # twice (built, then copied into the figure), a quarter of the figure's time
-    traces, where = [], []
+    # the whole figure as dicts, validated once: built through graph objects (a go.Scatter
+    # per trace, then add_traces, update_xaxes, update_annotations, the template) every
+    # step validates again, most of the figure's time
+    traces = []
     for i, name in enumerate(names):
         p = panels[name]
         r, c = i // cols + 1, i % cols + 1
+        axes = cells[r - 1][c - 1]
         lo, hi = p["mean"] - 2 * p["std"], p["mean"] + 2 * p["std"]
         first = i == 0
-        panel = [band(g, lo, hi, _BAND, name="mean \u00b1 2 sd of f", legendgroup="band",
-                      showlegend=first)]
+        panel = [band_dict(g, lo, hi, _BAND, name="mean \u00b1 2 sd of f", legendgroup="band",
+                           showlegend=first)]
         panel += [dict(type="scatter", x=g, y=p["samples"][:, j], mode="lines",
                        line=dict(width=1.0, color=_SAMPLE_COLOURS[j % 5]),
                        name="posterior samples", legendgroup="samples",
@@ -95,20 +107,27 @@ def posterior_panels_figure(panels: dict, X, y, grid, *, truth=None, x_label="x"
         panel.append(dict(type="scatter", x=x, y=y, mode="markers", name="data",
                           marker=dict(color=BLACK, size=4), legendgroup="data",
                           showlegend=first))
-        traces += panel
-        where += [(r, c)] * len(panel)
-    fig.add_traces(traces, rows=[r for r, _ in where], cols=[c for _, c in where])
-    for i in range(n):
-        r, c = i // cols + 1, i % cols + 1
-        fig.update_xaxes(title_text=x_label if r == rows else None, row=r, col=c)
+        traces += [{**t, **axes} for t in panel]
+        if r == rows:
+            layout[axis_key(axes["xaxis"])]["title"] = dict(text=x_label)
         if c == 1:
-            fig.update_yaxes(title_text=y_label, row=r, col=c)
-    fig.update_annotations(font_size=13, yshift=8)
-    styled(fig, height=height * rows)
-    fig.update_layout(margin=dict(t=60, r=45))
+            layout[axis_key(axes["yaxis"])]["title"] = dict(text=y_label)
+    _titles_and_theme(layout, height * rows)
+    layout.setdefault("margin", {}).update(t=60, r=45)
+    fig = go.Figure(data=traces, layout=layout)
     return legend_below(fig, gap=90)  # clear of the x titles, also at projector sizes
 
 
+def _titles_and_theme(layout: dict, height: int) -> dict:
+    """The panel titles at 13 px, 8 px above their panels, and the theme (``styled``)."""
+    for a in layout.get("annotations", ()):
+        a.setdefault("font", {})["size"] = 13
+        a["yshift"] = 8
+    layout.update(template=TEMPLATE, height=height)
+    return layout
+
+
+@validated_once
 @figure_builder
 def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
                            height=380) -> go.Figure:
@@ -123,23 +142,22 @@ def kernel_heatmaps_figure(matrices: dict, *, axis_label="points, sorted by x",
     %(builder)s
     """
     names = list(matrices)
-    fig = subplots(rows=1, cols=len(names), subplot_titles=names,
-                        horizontal_spacing=0.09)
+    layout, cells = subplots_layout(rows=1, cols=len(names), subplot_titles=names,
+                                    horizontal_spacing=0.09)
     # float32: half the bytes sent to the browser (N^2 values per matrix); the values
-    # are shown to two decimals. Dicts in one call: a go.Heatmap would be validated twice.
-    fig.add_traces([dict(type="heatmap", z=np.asarray(matrices[name], dtype=np.float32),
-                         zmin=0, zmax=1, colorscale=SEQUENTIAL,
-                         showscale=i == len(names) - 1,
-                         colorbar=dict(title="k(x, x')", len=0.9),
-                         hovertemplate="i=%{y}, j=%{x}: k=%{z:.2f}<extra></extra>")
-                    for i, name in enumerate(names)],
-                   rows=[1] * len(names), cols=list(range(1, len(names) + 1)))
-    for i in range(len(names)):
-        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i + 1 if i else ''}",
-                         showgrid=False, row=1, col=i + 1)
-        fig.update_xaxes(title_text=axis_label, showgrid=False, row=1, col=i + 1)
-    fig.update_annotations(font_size=13, yshift=8)
-    return styled(fig, height=height)
+    # are shown to two decimals. Dicts validated once (see posterior_panels_figure).
+    traces = []
+    for i, name in enumerate(names):
+        axes = cells[0][i]
+        traces.append(dict(type="heatmap", z=np.asarray(matrices[name], dtype=np.float32),
+                           zmin=0, zmax=1, colorscale=SEQUENTIAL,
+                           showscale=i == len(names) - 1,
+                           colorbar=dict(title="k(x, x')", len=0.9),
+                           hovertemplate="i=%{y}, j=%{x}: k=%{z:.2f}<extra></extra>", **axes))
+        layout[axis_key(axes["yaxis"])].update(autorange="reversed", showgrid=False,
+                                                scaleanchor=f"x{i + 1 if i else ''}")
+        layout[axis_key(axes["xaxis"])].update(title=dict(text=axis_label), showgrid=False)
+    return go.Figure(data=traces, layout=_titles_and_theme(layout, height))
 
 
 @figure_builder
@@ -223,6 +241,7 @@ def comparison_figure(rows: list, *, height=380) -> go.Figure:
     return fig
 
 
+@validated_once
 @figure_builder
 def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
                       height=380) -> go.Figure:
@@ -246,24 +265,25 @@ def kernel_pca_figure(embeddings: dict, colour, *, colour_label="target",
     """
     names = list(embeddings)
     # wrapped: two long titles ran into each other over panels a third of the width wide
-    fig = subplots(rows=1, cols=len(names), horizontal_spacing=0.09,
-                   subplot_titles=["<br>".join(textwrap.wrap(name, 16)) for name in names])
+    layout, cells = subplots_layout(
+        rows=1, cols=len(names), horizontal_spacing=0.09,
+        subplot_titles=["<br>".join(textwrap.wrap(name, 16)) for name in names])
     colour_label = "<br>".join(textwrap.wrap(colour_label, 14)) or "target"
-    fig.add_traces([dict(type="scatter", x=embeddings[name][:, 0], y=embeddings[name][:, 1],
-                         mode="markers",
-                         marker=dict(color=colour, colorscale=SEQUENTIAL, size=6,
-                                     line=dict(width=0.3, color=GREY),
-                                     showscale=i == len(names) - 1,
-                                     colorbar=dict(title=colour_label)),
-                         showlegend=False,
-                         hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>")
-                    for i, name in enumerate(names)],
-                   rows=[1] * len(names), cols=list(range(1, len(names) + 1)))
-    for i in range(len(names)):
-        fig.update_xaxes(title_text="component 1", row=1, col=i + 1)
-        fig.update_yaxes(title_text="component 2" if i == 0 else None, row=1, col=i + 1)
-    fig.update_annotations(font_size=13, yshift=8)
-    return styled(fig, height=height)
+    traces = []
+    for i, name in enumerate(names):
+        axes = cells[0][i]
+        traces.append(dict(type="scatter", x=embeddings[name][:, 0], y=embeddings[name][:, 1],
+                           mode="markers",
+                           marker=dict(color=colour, colorscale=SEQUENTIAL, size=6,
+                                       line=dict(width=0.3, color=GREY),
+                                       showscale=i == len(names) - 1,
+                                       colorbar=dict(title=colour_label)),
+                           showlegend=False,
+                           hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>", **axes))
+        layout[axis_key(axes["xaxis"])]["title"] = dict(text="component 1")
+        if i == 0:
+            layout[axis_key(axes["yaxis"])]["title"] = dict(text="component 2")
+    return go.Figure(data=traces, layout=_titles_and_theme(layout, height))
 
 
 @figure_builder

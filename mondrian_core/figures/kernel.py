@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import band_trace, figure_builder
+from mondrian_core.figures._parts import band_dict, figure_builder
 from mondrian_core.figures.theme import (
     BLACK,
     DIVERGING,
@@ -227,7 +227,7 @@ def laplace_link_figure(laplace, fraction, n_trees, *, height=420) -> go.Figure:
     """
     p = np.linspace(0, 1, 101)
     half = 2 * np.sqrt(p * (1 - p) / n_trees)
-    data = [band_trace(p, p - half, p + half, _rgba(GREY, 0.2),
+    data = [band_dict(p, p - half, p + half, _rgba(GREY, 0.2),
                        name=f"±2 s.d. of a fraction of {n_trees} trees"),
             dict(type="scatter", x=[0, 1], y=[0, 1], mode="lines", name="identity",
                  line=dict(color=BLACK, dash="dash")),
@@ -258,7 +258,7 @@ def _mean_sd_traces(curves, methods, log_y):
         lo = mean - std
         if log_y:
             lo = np.maximum(lo, mean * 0.05)
-        data.append(band_trace(counts, lo, mean + std, _rgba(colour, 0.15), showlegend=False,
+        data.append(band_dict(counts, lo, mean + std, _rgba(colour, 0.15), showlegend=False,
                                legendgroup=method))
         data.append(dict(type="scatter", x=counts, y=mean, mode="lines+markers", name=method,
                          line=dict(color=colour, width=2), legendgroup=method,

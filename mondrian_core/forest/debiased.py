@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from mondrian_core._docstrings import docfiller
+from mondrian_core._docstrings import docfiller, params
 from mondrian_core._validation import (
     check_box,
     check_count,
@@ -75,7 +75,8 @@ X : array-like of shape (n_points, n_features)
 """})
 
 __all__ = ["DebiasedMondrianForestRegressor", "PointInference", "debias_weights",
-           "default_lifetime_ratios", "descend", "forest_at_point", "polynomial_lifetime",
+           "default_lifetime_ratios", "descend", "forest_at_point", "forests_at_point",
+           "polynomial_lifetime",
            "sample_cells_at",
            "variance_constant", "VARIANCE_CONSTANT_1D"]
 
@@ -229,29 +230,60 @@ def forest_at_point(U, y, cells, omega, level: float = 0.95) -> PointInference:
     PointInference
         Estimate, interval and their parts.
     """
-    omega = np.asarray(omega, dtype=float)
+    return forests_at_point(U, y, cells, [omega], level)[0]
+
+
+@docfiller({"data": params(forest_at_point.__doc__, "U", "y", "cells")})
+def forests_at_point(U, y, cells, omegas, level: float = 0.95) -> list[PointInference]:
+    """:func:`forest_at_point` for several weightings of the same forests' cells.
+
+    Weighting ``k`` combines the first ``len(omegas[k])`` forests; each forest's cell
+    members are found once for all (the coverage lab's plain forest is its debiased
+    forest's first). The same numbers as one :func:`forest_at_point` call each.
+
+    Parameters
+    ----------
+    %(data)s
+    omegas : sequence of array-like
+        The weightings, each of at most ``len(cells)`` jackknife weights.
+    level : float, default=0.95
+        The confidence level.
+
+    Returns
+    -------
+    list of PointInference
+        One per weighting.
+    """
     by_first = np.argsort(U[:, 0], kind="stable")
     first = U[by_first, 0]
     n = U.shape[0]
-    w = np.zeros(n)
-    estimates = np.empty(len(cells))
-    empty = total = 0
-    for r, (lo, hi) in enumerate(cells):
+    parts = []  # per forest: its members, shares, weights, estimate and empty cells
+    for lo, hi in cells[:max(len(o) for o in omegas)]:
         tree, idx, counts = _cell_members(U, by_first, first, lo, hi)
         share = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0)
         wr = np.bincount(idx, weights=share[tree], minlength=n) / lo.shape[0]
-        w += omega[r] * wr
-        estimates[r] = np.sum(wr * y)  # not BLAS: its threads only contend on small dots
-        empty += int(np.sum(counts == 0))
-        total += counts.size
-        if r == 0:
-            tree0, idx0, share0, B0 = tree, idx, share, lo.shape[0]
-    estimate = float(np.sum(omega * estimates))
-    sigma2 = float(np.sum(share0[tree0] * (y[idx0] - estimate) ** 2)) / B0
-    sum_w2 = float(np.sum(w * w))
-    half = normal_quantile(float(level)) * np.sqrt(sigma2 * sum_w2)
-    return PointInference(estimate, estimate - half, estimate + half, sigma2, sum_w2,
-                          empty / total, estimates)
+        # not BLAS: its threads only contend on small dots
+        parts.append((tree, idx, share, lo.shape[0], wr, np.sum(wr * y),
+                      int(np.sum(counts == 0)), counts.size))
+    out = []
+    for omega in omegas:
+        omega = np.asarray(omega, dtype=float)
+        w = np.zeros(n)
+        estimates = np.empty(omega.size)
+        empty = total = 0
+        for r, (_, _, _, _, wr, est, n_empty, n_cells) in enumerate(parts[:omega.size]):
+            w += omega[r] * wr
+            estimates[r] = est
+            empty += n_empty
+            total += n_cells
+        tree0, idx0, share0, B0 = parts[0][:4]
+        estimate = float(np.sum(omega * estimates))
+        sigma2 = float(np.sum(share0[tree0] * (y[idx0] - estimate) ** 2)) / B0
+        sum_w2 = float(np.sum(w * w))
+        half = normal_quantile(float(level)) * np.sqrt(sigma2 * sum_w2)
+        out.append(PointInference(estimate, estimate - half, estimate + half, sigma2, sum_w2,
+                                  empty / total, estimates))
+    return out
 
 
 # ------------------------------------------------------------------ lazy trees

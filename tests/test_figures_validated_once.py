@@ -1,0 +1,61 @@
+"""Builders marked ``validated_once``: their slimmed figures, built without Plotly's
+second validation, give the same chart, description, CSV and display variants."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from explorer_ui.figure_cache import slim
+from mondrian_core.experiments.inference import (
+    clt_statistics,
+    coverage_repetitions,
+    coverage_summary,
+    risk_vs_n,
+)
+from mondrian_core.figures import gp, inference
+from mondrian_core.figures.describe import chart_label, describe_figure, figure_csv
+from mondrian_core.figures.theme import for_display
+
+
+def _gp_figures():
+    rng = np.random.default_rng(0)
+    grid = np.linspace(-0.05, 1.05, 30)[:, None]
+    X, y = rng.uniform(size=(20, 1)), rng.normal(size=20)
+    panels = {k: dict(mean=rng.normal(size=30), std=rng.uniform(0.1, 1, 30),
+                      samples=rng.normal(size=(30, 3)), label=f"{k} (m=100)")
+              for k in ("Random Forest", "Fast Cluster", "Mondrian", "RBF")}
+    yield gp.posterior_panels_figure(panels, X, y, grid, truth=np.sin(grid.ravel()))
+    yield gp.kernel_heatmaps_figure({f"{k} kernel": rng.uniform(size=(12, 12))
+                                     for k in ("A", "B", "C")})
+    yield gp.kernel_pca_figure({k: rng.normal(size=(25, 2)) for k in ("PCA", "B", "C")},
+                               rng.normal(size=25), colour_label="disease progression")
+
+
+def _inference_figures():
+    stack = coverage_repetitions(0, 4, n=200, lifetime=5.0, n_trees=10, seed=1)
+    yield inference.coverage_stack_figure(stack, coverage_summary(stack),
+                                          names=["plain", "debiased", "smoothed"])
+    yield inference.clt_figure(clt_statistics(n=200, lifetime=5.0, n_trees=5, repetitions=12))
+    yield inference.rates_figure(risk_vs_n([50, 100], repetitions=2))
+
+
+def test_the_marked_builders():
+    marked = {name for module in (gp, inference) for name in module.__all__
+              if getattr(getattr(module, name), "validated_once", False)}
+    assert marked == {"posterior_panels_figure", "kernel_heatmaps_figure", "kernel_pca_figure",
+                      "coverage_stack_figure", "clt_figure", "rates_figure"}
+
+
+@pytest.mark.parametrize("fig", [*_gp_figures(), *_inference_figures()])
+def test_slim_without_second_validation_is_the_same_figure(fig):
+    checked, once = slim(fig), slim(fig, validate=False)
+    assert json.loads(once.to_json()) == json.loads(checked.to_json())
+    assert describe_figure(once, "chart") == describe_figure(checked, "chart")
+    assert chart_label(once, "chart") == chart_label(checked, "chart")
+    assert figure_csv(once) == figure_csv(checked)
+    for projector, palette in ((True, "mondrian"), (False, "safe"), (True, "safe")):
+        assert (json.loads(for_display(once, projector=projector, palette=palette).to_json())
+                == json.loads(for_display(checked, projector=projector,
+                                          palette=palette).to_json()))
