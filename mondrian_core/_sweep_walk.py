@@ -31,10 +31,14 @@ larger child's are the parent's minus the smaller's). Per block: one ``C0^3/3``
 Cholesky, ``O(C0^2)`` per event, and no ``N x N`` matrix.
 
 *Dual space (once C >= N).* The same blocks on ``S = prior_variance K + noise_variance
-I`` (``N x N``): an event changes ``K`` by ``-(1/M)(1_a 1_b^T + 1_b 1_a^T)``; the
-Woodbury identity on ``S`` at the block's start, with an unpivoted 2 x 2 block LDL^T of
-its capacitance, gives every event's ``alpha = S^{-1} y``, ``log det S`` and quadratic
-form; ``S`` is updated by a rank-2B ``syr2k`` and refactorised per block.
+I`` (``N x N``): an event changes ``K`` by ``-(1/M)(1_a 1_b^T + 1_b 1_a^T)``, which is
+``(1/2M)(d d^T - p p^T)`` with ``d = 1_a - 1_b`` and ``p = 1_a + 1_b`` (the parent's
+indicator): adding ``d`` and then removing ``p`` passes through a positive definite
+matrix. The Woodbury identity on ``S`` at the block's start, in these columns, has a
+capacitance whose leading blocks are all non-singular, so its LU without row exchanges
+(one LAPACK call when partial pivoting exchanges none, else an unpivoted 2 x 2 block
+LDL^T) gives every event's ``alpha = S^{-1} y``, ``log det S`` and quadratic form;
+``S`` is updated by a rank-2B ``syr2k`` and refactorised per block.
 
 Block sizes are measured, not fixed: after each block the next one has
 ``sqrt(fixed / quadratic)`` times its events (at most twice as many), where *fixed* is
@@ -420,8 +424,8 @@ class EventWalk:
         S = np.asfortranarray(shared_cell_counts(Psi) * (s2p / M))
         S[np.diag_indices(N)] += s2n
         clock("dual start")
-        Cinv = -M / s2p
-        log_detC = 2.0 * np.log(s2p / M)
+        gamma = 2.0 * M / s2p  # the capacitance's diagonal, C^{-1} = gamma diag(1, -1)
+        log_detC = 2.0 * np.log(s2p / (2.0 * M))
         b = 0
         t_quad = 0.0
         while True:
@@ -449,16 +453,19 @@ class EventWalk:
             clock("indicators")
             V = lapack.dtrtrs(chol, U, lower=1)[0]  # L^{-1} U
             t_mid = time.perf_counter()
-            Z = V.T @ V  # U^T S_0^{-1} U
-            ii = np.arange(b)
-            Z[2 * ii + 1, 2 * ii] += Cinv
-            Z[2 * ii, 2 * ii + 1] += Cinv
-            u = V.T @ z0  # U^T S_0^{-1} y
-            dq, logabsdet, Xk = _prefix_solutions(Z, u, 2)
+            # per event the columns (1_a - 1_b, 1_a + 1_b): the same update as
+            # (s2p / 2M) diag(1, -1), each state reached through a positive definite one
+            W = np.empty_like(V, order="F")
+            np.subtract(V[:, 0::2], V[:, 1::2], out=W[:, 0::2])
+            np.add(V[:, 0::2], V[:, 1::2], out=W[:, 1::2])
+            Z = W.T @ W  # W^T S_0^{-1} W in the new columns
+            Z[np.diag_indices(2 * b)] += np.tile([gamma, -gamma], b)
+            u = W.T @ z0  # W^T S_0^{-1} y
+            dq, logabsdet, Xk = _prefix_solutions_unpivoted(Z, u)
             t_quad = time.perf_counter() - t_mid
             clock("capacitance LDL")
-            # alpha_k = alpha_0 - S_0^{-1} U x_k = alpha_0 - L^{-T} (V x_k)
-            alph = a0[:, None] - lapack.dtrtrs(chol, np.asfortranarray(V @ Xk), lower=1,
+            # alpha_k = alpha_0 - S_0^{-1} (U T) x_k = alpha_0 - L^{-T} (W x_k)
+            alph = a0[:, None] - lapack.dtrtrs(chol, np.asfortranarray(W @ Xk), lower=1,
                                                trans=1)[0]
             q0, ld0 = self.quad[k], self.logdet[k]
             ld = ld0 + np.cumsum(logabsdet + log_detC)
@@ -605,3 +612,29 @@ def _prefix_solutions(Z, c, p):
         Bmat[p * ii + a, ii] = beta[:, a]
     return dq, logabs, np.cumsum(lapack.dtrtrs(L, Bmat, lower=1, trans=1, unitdiag=1)[0],
                                  axis=1)
+
+
+def _prefix_solutions_unpivoted(Z, c):
+    """Return what :func:`_prefix_solutions` does (``p = 2``) from one LU of ``Z``.
+
+    Every leading block of the dual's capacitance in the columns ``(1_a - 1_b, 1_a +
+    1_b)`` of each event is non-singular (each is a positive definite state's), so its
+    LU without row exchanges exists; when LAPACK's partial pivoting exchanges no row it
+    is that LU (and ``|L| <= 1``: as stable as the pivoted one), with no Python per
+    event. The leading determinants are the prefix products of ``U``'s diagonal, the
+    quadratic form's decrements ``ct_i^2 / u_ii`` with ``ct = L^{-1} c``, and the
+    leading ``m`` rows' solution is ``U^{-1}`` times ``ct`` with its entries past ``m``
+    zeroed; summed per event (pairs of pivots). If LAPACK exchanged rows: the 2 x 2
+    block LDL^T.
+    """
+    lu, piv, info = lapack.dgetrf(Z)
+    if info != 0 or np.any(piv != np.arange(piv.size)):
+        return _prefix_solutions(Z, c, 2)
+    d = np.diag(lu)
+    ct = lapack.dtrtrs(lu, c, lower=1, unitdiag=1)[0]
+    m = ct * ct / d
+    # x_k = U^{-1} (ct with its entries past event k's zeroed): one solve for all k
+    n = ct.size
+    B = np.where(np.arange(n)[:, None] <= np.arange(1, n, 2), ct[:, None], 0.0)
+    X = lapack.dtrtrs(lu, B)[0]
+    return m[0::2] + m[1::2], np.log(np.abs(d[0::2] * d[1::2])), X

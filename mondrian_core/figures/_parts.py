@@ -181,7 +181,9 @@ def log_x_marker(fig: go.Figure, x: float, label: str, *, color: str = BLACK,
     yanchor, xanchor : str, default="bottom" and "center"
         Which side of the label sits at ``(x, y)``.
     """
-    fig.add_vline(x=x, line=dict(color=color, dash=dash, width=width))
+    # the shape ``add_vline`` makes on a single plot, without its ~9 ms of axis lookups
+    fig.add_shape(type="line", x0=x, x1=x, xref="x", y0=0, y1=1, yref="y domain",
+                  line=dict(color=color, dash=dash, width=width))
     fig.add_annotation(x=float(np.log10(x)), xref="x", y=y, yref="paper", text=label,
                        showarrow=False, yanchor=yanchor, xanchor=xanchor,
                        font=dict(color=color, size=size))
