@@ -90,6 +90,28 @@ def _padded(paths: list) -> np.ndarray:
     return np.array([p + [-1] * (width - len(p)) for p in paths], dtype=np.int64)
 
 
+def _charge_paths_up(paths, charge, left, right, lw, lwt):
+    """Charge one point's disjoint paths (one per tree) and update ``w̄`` up them, from
+    the leaf: ``log w_v -= charge`` (``charge`` aligned with the paths, concatenated),
+    then ``w̄_v = log(w_v / 2 + w̄_sibling w̄_child / 2)``; the siblings off the paths
+    keep theirs. Python numbers on lists: a few operations per node, where a round of
+    array calls per depth level costs more."""
+    log1p, exp, log2 = math.log1p, math.exp, _LOG2
+    k = 0
+    for path in paths:
+        k += len(path)
+        i = k - 1
+        child = path[-1]
+        cur = lwt[child] = lw[child] = lw[child] - charge[i]
+        for j in path[-2::-1]:
+            i -= 1
+            a = lw[j] = lw[j] - charge[i]
+            b = lwt[left[j] + right[j] - child] + cur
+            cur = (a + log1p(exp(b - a)) if a > b else b + log1p(exp(a - b))) - log2
+            lwt[j] = cur
+            child = j
+
+
 class _AMFBase(BaseEstimator):
     """The trees, the log-weights and the exact update and prediction."""
 
@@ -112,8 +134,10 @@ class _AMFBase(BaseEstimator):
         self.n_seen_ = 0
         self._memo = None
 
-    # log w and log w-bar per node are kept with spare capacity (doubled when full) so
-    # that a point's new nodes cost O(1), and read as views of the filled part
+    # log w and log w-bar per node are kept either as arrays with spare capacity
+    # (doubled when full, so that new nodes cost O(1)) for the batch paths, or as Python
+    # lists for the one-point paths, which read and write them node by node (an item of
+    # a list in ~10 ns, of an array in ~100); a switch copies them once
     @property
     def log_weight_(self) -> np.ndarray:
         """``log w_v`` per node, shape (n_nodes,).
@@ -121,7 +145,7 @@ class _AMFBase(BaseEstimator):
         Minus the step times the losses charged to the node (see
         :mod:`mondrian_core.forest.amf`).
         """
-        return self._log_weight[:self.trees_.n_nodes]
+        return self._weights_read(0)
 
     @property
     def log_weight_tree_(self) -> np.ndarray:
@@ -130,17 +154,49 @@ class _AMFBase(BaseEstimator):
         The weight of the prunings of the subtree below the node (see
         :mod:`mondrian_core.forest.amf`).
         """
-        return self._log_weight_tree[:self.trees_.n_nodes]
+        return self._weights_read(1)
+
+    def _weights_read(self, which):
+        """``log w`` (0) or ``log w̄`` (1) as an array of n_nodes, without switching:
+        a view of the arrays, or a copy of the lists."""
+        n = self.trees_.n_nodes
+        lists = self.__dict__.get("_weight_lists")
+        if lists is not None:
+            return np.array(lists[which][:n], dtype=float)
+        return (self._log_weight, self._log_weight_tree)[which][:n]
 
     def _grow_weights(self, n):
-        """Make room for ``n`` nodes (new nodes: weight 1, log 0)."""
-        old = self._log_weight.size
-        if n > old:
-            size = max(n, 2 * old, 64)
+        """Hold the weights as arrays with room for ``n`` nodes (new nodes: weight 1,
+        log 0)."""
+        lists = self.__dict__.get("_weight_lists")
+        filled = len(lists[0]) if lists is not None else self._log_weight.size
+        size = self._log_weight.size
+        if max(n, filled) > size:
+            size = max(n, filled, 2 * size, 64)
             for name in ("_log_weight", "_log_weight_tree"):
                 grown = np.zeros(size)
-                grown[:old] = getattr(self, name)
+                old = getattr(self, name)
+                grown[:old.size] = old
                 setattr(self, name, grown)
+        if lists is not None:
+            self._log_weight[:filled] = lists[0]
+            self._log_weight_tree[:filled] = lists[1]
+            self._log_weight[filled:] = self._log_weight_tree[filled:] = 0.0
+            self._weight_lists = None
+
+    def _weight_lists_for(self, n):
+        """Hold the weights as Python lists of ``n`` items (new nodes: log 0); return
+        them."""
+        lists = self.__dict__.get("_weight_lists")
+        if lists is None:
+            m = min(n, self._log_weight.size)
+            lists = self._weight_lists = (self._log_weight[:m].tolist(),
+                                          self._log_weight_tree[:m].tolist())
+        if len(lists[0]) < n:
+            pad = [0.0] * (n - len(lists[0]))
+            lists[0].extend(pad)
+            lists[1].extend(pad)
+        return lists
 
     # ------------------------------------------------------------ learning
     def _learn(self, X, y_code):
@@ -170,35 +226,16 @@ class _AMFBase(BaseEstimator):
         paths = store._extend_point(x, ps, self._rng, [0] * M, [-1] * M,
                                     getattr(self, "split_pure", True), walked)
         n = store.n_nodes
-        self._grow_weights(n)
-        lw = self._log_weight
-        if n > n0 and n0:  # each new split holds the points of the old node below it
-            split = np.arange(n0, n0 + (n - n0) // 2)  # the store numbers them first
-            lc = store.left[split]
-            lw[split] = lw[np.where(lc < n0, lc, store.right[split])]
+        lw, lwt = self._weight_lists_for(n)
+        left, right = store.walk_lists()[:2]
+        if n0:  # each new split holds the points of the old node below it
+            for s in range(n0, n0 + (n - n0) // 2):  # the store numbers them first
+                lc = left[s]
+                lw[s] = lw[lc if lc < n0 else right[s]]
         v = np.fromiter(itertools.chain.from_iterable(paths), np.int64)
         loss, charged = self._node_loss(store.stats[v] - ps, y_code[0])
-        lw[v[charged]] -= self.step * loss[charged]  # one point's paths: distinct nodes
-        self._subtree_weights_up(paths)
-
-    def _subtree_weights_up(self, paths):
-        """``w̄`` up disjoint paths (one point's, one per tree), from the leaf:
-        ``w̄_v = log(w_v / 2 + w̄_sibling w̄_child / 2)``; the siblings off the paths
-        keep theirs. Python numbers: a few operations per node, where a round of array
-        calls per depth level costs more."""
-        v = self.trees_.views()
-        left, right = v["left"], v["right"]
-        lw, lwt = memoryview(self._log_weight), memoryview(self._log_weight_tree)
-        log1p, exp, log2 = math.log1p, math.exp, _LOG2
-        for path in paths:
-            child = path[-1]
-            cur = lwt[child] = lw[child]
-            for j in path[-2::-1]:
-                a = lw[j]
-                b = lwt[left[j] + right[j] - child] + cur
-                cur = (a + log1p(exp(b - a)) if a > b else b + log1p(exp(a - b))) - log2
-                lwt[j] = cur
-                child = j
+        charge = np.where(charged, self.step * loss, 0.0).tolist()
+        _charge_paths_up(paths, charge, left, right, lw, lwt)
 
     def _learn_batch(self, X, ps, y_code):
         """Learn a batch: the store inserts it, then every point's charges are read
@@ -343,9 +380,10 @@ class _AMFBase(BaseEstimator):
         coefficients on the way down. The walk is kept for a ``partial_fit`` on the same
         point (what test-then-train does next)."""
         store = self.trees_
-        v = store.views()
-        left, right, sdim, sloc = v["left"], v["right"], v["split_dim"], v["split_loc"]
-        lw, lwt = memoryview(self._log_weight), memoryview(self._log_weight_tree)
+        left, right, sdim, sloc = store.walk_lists()
+        lists = self.__dict__.get("_weight_lists")
+        lw, lwt = lists if lists is not None else (memoryview(self._log_weight),
+                                                   memoryview(self._log_weight_tree))
         exp = math.exp
         xs = x.tolist()
         paths, coef = [], []
