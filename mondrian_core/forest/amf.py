@@ -112,12 +112,29 @@ def _charge_paths_up(paths, charge, left, right, lw, lwt):
             child = j
 
 
+def _charges_on_new_paths(charge, lengths, paths, n0):
+    """Move the charges of a point's paths before its insertion (``charge``, the paths
+    of ``lengths`` concatenated) to its paths after it (``paths``): where a split was
+    inserted above the path's node at depth ``k``, the new path is the old one to depth
+    ``k - 1``, the split (it holds that node's points: its charge) and the new leaf
+    (no points before this one: charge 0)."""
+    out, start = [], 0
+    for path, length in zip(paths, lengths, strict=True):
+        if path[-1] >= n0:  # a new leaf
+            out += charge[start:start + len(path) - 1]
+            out.append(0.0)
+        else:
+            out += charge[start:start + length]
+        start += length
+    return out
+
+
 class _AMFBase(BaseEstimator):
     """The trees, the log-weights and the exact update and prediction."""
 
     # ------------------------------------------------------------ checks
     def _check_params(self):
-        values = tuple((type(v), v) for v in map(self.__getattribute__, self._checked_names))
+        values = [(type(v), v) for v in map(self.__getattribute__, self._checked_names)]
         if self.__dict__.get("_checked_params") == values:
             return
         check_count(self.n_estimators, "n_estimators", maximum=MAX_ESTIMATORS)
@@ -221,7 +238,12 @@ class _AMFBase(BaseEstimator):
         store = self.trees_
         n0 = store.n_nodes
         memo, self._memo = self._memo, None
-        walked = memo[1] if memo is not None and memo[0] == x.tobytes() else None
+        walked = charge = None
+        if memo is not None and memo[0] == x.tobytes():
+            walked = memo[1]
+            if n0 and len(memo) > 2:  # the prediction's node estimates give the losses
+                charge = self._charges_from_prediction(memo[2], y_code[0])
+                lengths = [len(p) for p in walked]  # before the insertion changes them
         M = self.n_estimators
         paths = store._extend_point(x, ps, self._rng, [0] * M, [-1] * M,
                                     getattr(self, "split_pure", True), walked)
@@ -232,10 +254,19 @@ class _AMFBase(BaseEstimator):
             for s in range(n0, n0 + (n - n0) // 2):  # the store numbers them first
                 lc = left[s]
                 lw[s] = lw[lc if lc < n0 else right[s]]
-        v = np.fromiter(itertools.chain.from_iterable(paths), np.int64)
-        loss, charged = self._node_loss(store.stats[v] - ps, y_code[0])
-        charge = np.where(charged, self.step * loss, 0.0).tolist()
+        if charge is None:
+            v = np.fromiter(itertools.chain.from_iterable(paths), np.int64)
+            loss, charged = self._node_loss(store.stats[v] - ps, y_code[0])
+            charge = np.where(charged, self.step * loss, 0.0).tolist()
+        else:
+            charge = _charges_on_new_paths(charge, lengths, paths, n0)
         _charge_paths_up(paths, charge, left, right, lw, lwt)
+
+    def _charges_from_prediction(self, pred, y_code):
+        """The step times each node's loss at label ``y_code``, from the node estimates
+        of a prediction made on the same trees (rows ``pred``), or None where they do
+        not give the losses bit for bit (see the subclasses)."""
+        return None
 
     def _learn_batch(self, X, ps, y_code):
         """Learn a batch: the store inserts it, then every point's charges are read
@@ -371,7 +402,9 @@ class _AMFBase(BaseEstimator):
         stats, out = self.trees_.stats, []
         for x in X:
             nodes, coef = self._point_coefficients(x)
-            out.append(coef @ self._node_prediction(np.take(stats, nodes, axis=0)))
+            pred = self._node_prediction(np.take(stats, nodes, axis=0))
+            out.append(coef @ pred)
+            self._memo += (pred,)  # for the partial_fit at x that may come next
         return np.array(out) / M
 
     def _point_coefficients(self, x):
@@ -568,7 +601,12 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
     _n_outputs = _n_stats
 
     def _point_stats(self, y_code):
-        return (y_code[:, None] == np.arange(len(self.classes_))[None, :]).astype(float)
+        K = len(self.classes_)
+        if y_code.size == 1:  # one point: an item set beats the comparison's array calls
+            ps = np.zeros((1, K))
+            ps[0, y_code[0]] = 1.0
+            return ps
+        return (y_code[:, None] == np.arange(K)[None, :]).astype(float)
 
     @staticmethod
     def _counts(stats):
@@ -577,6 +615,11 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
     def _node_prediction(self, stats):
         K, a = stats.shape[1], self.dirichlet
         return (stats + a) / (stats.sum(axis=1, keepdims=True) + a * K)
+
+    def _charges_from_prediction(self, pred, y_code):
+        # the estimates (n(k) + a) / (n + a K) of the nodes on the point's paths, each
+        # holding points: _node_loss's numbers on the same counts
+        return (self.step * -np.log(pred[:, y_code])).tolist()
 
     def _node_loss(self, before, y_code):
         n = before.sum(axis=1)
@@ -603,7 +646,7 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         does): they are sorted and distinct, so the full check would return them."""
         known = self.classes_ if fitted else None
         if (fitted and type(classes) is np.ndarray and classes.dtype == known.dtype
-                and classes.shape == known.shape and (classes == known).all()):
+                and classes.shape == known.shape and classes.tolist() == known.tolist()):
             return known
         return check_partial_fit_classes(classes, known)
 
