@@ -97,15 +97,13 @@ def _charge_paths_up(paths, charge, left, right, lw, lwt):
     keep theirs. Python numbers on lists: a few operations per node, where a round of
     array calls per depth level costs more."""
     log1p, exp, log2 = math.log1p, math.exp, _LOG2
-    k = 0
+    end = 0
     for path in paths:
-        k += len(path)
-        i = k - 1
+        start, end = end, end + len(path)
         child = path[-1]
-        cur = lwt[child] = lw[child] = lw[child] - charge[i]
-        for j in path[-2::-1]:
-            i -= 1
-            a = lw[j] = lw[j] - charge[i]
+        cur = lwt[child] = lw[child] = lw[child] - charge[end - 1]
+        for j, c in zip(path[-2::-1], reversed(charge[start:end - 1])):
+            a = lw[j] = lw[j] - c
             b = lwt[left[j] + right[j] - child] + cur
             cur = (a + log1p(exp(b - a)) if a > b else b + log1p(exp(a - b))) - log2
             lwt[j] = cur
