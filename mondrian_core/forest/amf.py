@@ -397,13 +397,13 @@ class _AMFBase(BaseEstimator):
             pred = self._node_prediction(self.trees_.stats[node.reshape(-1)])
             out = np.einsum("rl,rlk->rk", coef, pred.reshape(*node.shape, -1))
             return out.reshape(N, M, -1).mean(axis=1)
-        stats, out = self.trees_.stats, []
-        for x in X:
+        stats, out = self.trees_.stats, np.empty((N, self._n_outputs()))
+        for i, x in enumerate(X):
             nodes, coef = self._point_coefficients(x)
             pred = self._node_prediction(np.take(stats, nodes, axis=0))
-            out.append(coef @ pred)
+            np.divide(coef @ pred, M, out=out[i])
             self._memo += (pred,)  # for the partial_fit at x that may come next
-        return np.array(out) / M
+        return out
 
     def _point_coefficients(self, x):
         """The nodes of one point's paths (all trees) and the mixture's weight on each

@@ -468,6 +468,14 @@ class TreeStore:
                 joins.extend(path)
                 where[m] = path[-1]
                 continue
+            o = path[-1] * D
+            for dd in range(D):  # inside the leaf's box, the point is inside all: no clock
+                if not lower[o + dd] <= xs[dd] <= upper[o + dd]:
+                    break
+            else:
+                joins.extend(path)
+                where[m] = path[-1]
+                continue
             L = len(path)
             k, gaps = _outside_suffix(path, xs, lower, upper, D)
             f = L
@@ -917,18 +925,13 @@ def expected_discount(z: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def _outside_suffix(path, xs, lower, upper, D):
-    """Return ``(k, gaps)``: the point ``xs`` lies outside the boxes of ``path[k:]`` and
-    inside those above (boxes nest along a path, so these form a suffix, found from the
-    leaf up), and ``gaps[i]`` is ``(g, sum(g))`` for ``path[k + i]``, ``g`` the point's
-    distance beyond the box in each dimension. ``lower`` and ``upper`` are the store's
-    flat views (:meth:`TreeStore.views`)."""
+    """Return ``(k, gaps)`` for a point ``xs`` outside the box of the path's leaf (the
+    caller checks): it lies outside the boxes of ``path[k:]`` and inside those above
+    (boxes nest along a path, so these form a suffix, found from the leaf up), and
+    ``gaps[i]`` is ``(g, sum(g))`` for ``path[k + i]``, ``g`` the point's distance
+    beyond the box in each dimension. ``lower`` and ``upper`` are the store's flat
+    views (:meth:`TreeStore.views`)."""
     k, gaps = len(path), []
-    o = path[-1] * D
-    for dd in range(D):  # inside the leaf's box, the point is inside all: no clock
-        if not lower[o + dd] <= xs[dd] <= upper[o + dd]:
-            break
-    else:
-        return k, gaps
     while k:
         j = path[k - 1]
         g, r = [], 0.0
