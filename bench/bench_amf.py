@@ -118,29 +118,85 @@ def cpu(fn):
     return time.process_time() - t
 
 
-def throughput(n):
+def load_baseline(path):
+    """Import a second copy of ``mondrian_core`` from the checkout at ``path`` (a ``git
+    archive`` of another commit), beside the one in use: both run in this process, in
+    turns, so that the shared machine's load falls on both alike. Returns a function
+    that makes that copy current (its modules in ``sys.modules``, for the imports its
+    functions make when called) and returns its ``AMFClassifier``."""
+    import importlib
+    import sys
+
+    def ours_modules():
+        return {k: v for k, v in sys.modules.items()
+                if k == "mondrian_core" or k.startswith("mondrian_core.")}
+
+    current = ours_modules()
+    for k in current:
+        del sys.modules[k]
+    sys.path.insert(0, path)
+    try:
+        module = importlib.import_module("mondrian_core")
+    finally:
+        sys.path.remove(path)
+    theirs = ours_modules()
+    sys.modules.update(current)
+
+    def activate(modules):
+        sys.modules.update(modules)
+
+    def baseline_classifier():
+        activate(theirs)
+        return module.AMFClassifier
+
+    return baseline_classifier, lambda: activate(current)
+
+
+def throughput(n, baseline=None):
     X, y = make_moons(n, noise=0.25, random_state=0)
     X = scaled(X)
     rows = [dict(enumerate(r)) for r in X.tolist()]
     target = y.tolist()
     classes = np.array([0, 1])
 
-    def ours_one():
-        m = ours("classifier", 0)
-        for i in range(n):
-            m.partial_fit(X[i:i + 1], y[i:i + 1], classes=classes)
+    def learners(make):
+        def one():
+            m = make()
+            for i in range(n):
+                m.partial_fit(X[i:i + 1], y[i:i + 1], classes=classes)
 
-    def ours_batch():
-        m = ours("classifier", 0)
-        for i in range(0, n, 100):
-            m.partial_fit(X[i:i + 100], y[i:i + 100], classes=classes)
+        def batch():
+            m = make()
+            for i in range(0, n, 100):
+                m.partial_fit(X[i:i + 100], y[i:i + 100], classes=classes)
 
-    def ours_ttt():
-        m = ours("classifier", 0)
-        m.partial_fit(X[:1], y[:1], classes=classes)
-        for i in range(1, n):
-            m.predict(X[i:i + 1])
-            m.partial_fit(X[i:i + 1], y[i:i + 1])
+        def ttt():
+            m = make()
+            m.partial_fit(X[:1], y[:1], classes=classes)
+            for i in range(1, n):
+                m.predict(X[i:i + 1])
+                m.partial_fit(X[i:i + 1], y[i:i + 1])
+        return one, batch, ttt
+
+    ours_one, ours_batch, ours_ttt = learners(lambda: ours("classifier", 0))
+    jobs = [("ours_one", ours_one), ("river_learn", None), ("ours_batch", ours_batch),
+            ("ours_ttt", ours_ttt), ("river_ttt", None)]
+    if baseline is not None:
+        baseline_classifier, restore = load_baseline(baseline)
+
+        def base():
+            return baseline_classifier()(10, step=1.0, dirichlet=0.5, split_pure=False,
+                                         random_state=0)
+
+        def with_restore(fn):
+            def run():
+                try:
+                    fn()
+                finally:
+                    restore()
+            return run
+        jobs += [(f"base_{k}", with_restore(f)) for k, f in zip(
+            ("one", "batch", "ttt"), learners(base), strict=True)]
 
     def river_learn():
         m = river("classifier", 0)
@@ -154,21 +210,25 @@ def throughput(n):
             m.predict_one(rows[i])
             m.learn_one(rows[i], target[i])
 
+    jobs = [(k, fn or {"river_learn": river_learn, "river_ttt": river_ttt}[k]) for k, fn in jobs]
     best = {}
-    for _ in range(REPEATS):
-        for name, fn in (("ours_one", ours_one), ("river_learn", river_learn),
-                         ("ours_batch", ours_batch), ("ours_ttt", ours_ttt),
-                         ("river_ttt", river_ttt)):
+    for r in range(REPEATS):
+        for name, fn in jobs if r % 2 == 0 else jobs[::-1]:  # turns, both ways
             best[name] = min(best.get(name, np.inf), cpu(fn))
     rate = {k: n / v for k, v in best.items()}
     print(f"\n## Throughput, two moons, {n:,} points, 10 trees (points per CPU second, best "
           f"of {REPEATS})\n")
-    print("| set-up | this library | River | ratio |")
-    print("|---|---|---|---|")
-    for label, a, b in (("learn, one point per call", "ours_one", "river_learn"),
-                        ("learn, mini-batches of 100", "ours_batch", "river_learn"),
-                        ("test-then-train, one point", "ours_ttt", "river_ttt")):
-        print(f"| {label} | {rate[a]:,.0f} | {rate[b]:,.0f} | {rate[a] / rate[b]:.2f} |")
+    extra = " | baseline | its ratio" if baseline else ""
+    print(f"| set-up | this library | River | ratio{extra} |")
+    print("|---|---|---|---|" + ("---|---|" if baseline else ""))
+    for label, a, b in (("learn, one point per call", "one", "river_learn"),
+                        ("learn, mini-batches of 100", "batch", "river_learn"),
+                        ("test-then-train, one point", "ttt", "river_ttt")):
+        row = f"| {label} | {rate['ours_' + a]:,.0f} | {rate[b]:,.0f} | " \
+              f"{rate['ours_' + a] / rate[b]:.2f} |"
+        if baseline:
+            row += f" {rate['base_' + a]:,.0f} | {rate['base_' + a] / rate[b]:.2f} |"
+        print(row)
     return ours_ttt
 
 
@@ -188,12 +248,19 @@ def profile(fn):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smaller run")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="a checkout of another commit (git archive) whose throughput "
+                             "runs in turns in the same process")
+    parser.add_argument("--throughput-only", action="store_true",
+                        help="skip the progressive validation and the profile")
     args = parser.parse_args()
     import river
     print(f"River {river.__version__}, NumPy {np.__version__}")
-    quality(300 if args.quick else 1000, 3 if args.quick else 10)
-    ttt = throughput(500 if args.quick else 2000)
-    profile(ttt)
+    if not args.throughput_only:
+        quality(300 if args.quick else 1000, 3 if args.quick else 10)
+    ttt = throughput(500 if args.quick else 2000, args.baseline)
+    if not args.throughput_only:
+        profile(ttt)
 
 
 if __name__ == "__main__":

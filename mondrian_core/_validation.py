@@ -296,7 +296,13 @@ def check_points(X, name: str = "X", *, estimator=None, reset: bool = True,
     if _clean_points(X, estimator, reset, min_samples, n_features):
         # NaN, inf and a range that overflows show in the extremes; the full path below
         # says which
-        hi, lo = float(X.max()), float(X.min())
+        if X.size <= _FEW_VALUES:  # a point or two: Python numbers beat two reductions
+            values = X.ravel().tolist()
+            hi = lo = math.nan
+            if all(map(math.isfinite, values)):
+                hi, lo = max(values), min(values)
+        else:
+            hi, lo = float(X.max()), float(X.min())
         if math.isfinite(hi - lo) and (max_abs is None or max(-lo, hi) <= max_abs):
             return X
     params = {"accept_sparse": ["csr", "csc"] if accept_sparse else False,
@@ -312,6 +318,10 @@ def check_points(X, name: str = "X", *, estimator=None, reset: bool = True,
         raise InputError(f"{name} has shape {X.shape}: {X.shape[1]} features, but {n_features} "
                          f"are expected; give {name} the columns used in fit, in the same order.")
     return _checked_range(X, name, max_abs)
+
+
+#: Points with at most this many values are checked in Python numbers.
+_FEW_VALUES = 16
 
 
 def _clean_points(X, estimator, reset, min_samples, n_features) -> bool:

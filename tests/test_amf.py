@@ -270,6 +270,24 @@ def test_bad_input_says_what_to_change(call, match):
         call()
 
 
+@pytest.mark.parametrize("row", [[0.5, np.nan], [0.5, -np.inf], [1e308, -1e308]],
+                         ids=["nan", "inf", "range-overflows"])
+def test_one_bad_row_is_refused_after_fitting(row):
+    """A single row is checked in Python numbers once the forest is fitted (a stream's
+    shortcut): NaN, an infinity and a range that overflows are still refused, by
+    partial_fit and by predict."""
+    X, y = stream("classifier", 20, np.random.default_rng(2))
+    bad = np.array([row])
+    for model, kw in ((mc.AMFClassifier(2, random_state=0), {"classes": [0, 1]}),
+                      (mc.AMFRegressor(2, random_state=0), {})):
+        model.partial_fit(X, y, **kw)
+        with pytest.raises(mc.InputError, match="NaN|infinit|overflow"):
+            model.partial_fit(bad, y[:1])
+        with pytest.raises(mc.InputError, match="NaN|infinit|overflow"):
+            model.predict(bad)
+        assert model.n_seen_ == 20
+
+
 @pytest.mark.parametrize("name", list(MODELS))
 def test_fast_paths_grow_the_same_forest_as_the_plain_walks(name, monkeypatch):
     """The shortcuts change no draw: a partial_fit after a prediction at the same point

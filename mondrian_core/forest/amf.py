@@ -90,12 +90,49 @@ def _padded(paths: list) -> np.ndarray:
     return np.array([p + [-1] * (width - len(p)) for p in paths], dtype=np.int64)
 
 
+def _charge_paths_up(paths, charge, left, right, lw, lwt):
+    """Charge one point's disjoint paths (one per tree) and update ``w̄`` up them, from
+    the leaf: ``log w_v -= charge`` (``charge`` aligned with the paths, concatenated),
+    then ``w̄_v = log(w_v / 2 + w̄_sibling w̄_child / 2)``; the siblings off the paths
+    keep theirs. Python numbers on lists: a few operations per node, where a round of
+    array calls per depth level costs more."""
+    log1p, exp, log2 = math.log1p, math.exp, _LOG2
+    end = 0
+    for path in paths:
+        start, end = end, end + len(path)
+        child = path[-1]
+        cur = lwt[child] = lw[child] = lw[child] - charge[end - 1]
+        for j, c in zip(path[-2::-1], reversed(charge[start:end - 1])):
+            a = lw[j] = lw[j] - c
+            b = lwt[left[j] + right[j] - child] + cur
+            cur = (a + log1p(exp(b - a)) if a > b else b + log1p(exp(a - b))) - log2
+            lwt[j] = cur
+            child = j
+
+
+def _charges_on_new_paths(charge, lengths, paths, n0):
+    """Move the charges of a point's paths before its insertion (``charge``, the paths
+    of ``lengths`` concatenated) to its paths after it (``paths``): where a split was
+    inserted above the path's node at depth ``k``, the new path is the old one to depth
+    ``k - 1``, the split (it holds that node's points: its charge) and the new leaf
+    (no points before this one: charge 0)."""
+    out, start = [], 0
+    for path, length in zip(paths, lengths, strict=True):
+        if path[-1] >= n0:  # a new leaf
+            out += charge[start:start + len(path) - 1]
+            out.append(0.0)
+        else:
+            out += charge[start:start + length]
+        start += length
+    return out
+
+
 class _AMFBase(BaseEstimator):
     """The trees, the log-weights and the exact update and prediction."""
 
     # ------------------------------------------------------------ checks
     def _check_params(self):
-        values = tuple((type(v), v) for v in map(self.__getattribute__, self._checked_names))
+        values = [(type(v), v) for v in map(self.__getattribute__, self._checked_names)]
         if self.__dict__.get("_checked_params") == values:
             return
         check_count(self.n_estimators, "n_estimators", maximum=MAX_ESTIMATORS)
@@ -112,8 +149,10 @@ class _AMFBase(BaseEstimator):
         self.n_seen_ = 0
         self._memo = None
 
-    # log w and log w-bar per node are kept with spare capacity (doubled when full) so
-    # that a point's new nodes cost O(1), and read as views of the filled part
+    # log w and log w-bar per node are kept either as arrays with spare capacity
+    # (doubled when full, so that new nodes cost O(1)) for the batch paths, or as Python
+    # lists for the one-point paths, which read and write them node by node (an item of
+    # a list in ~10 ns, of an array in ~100); a switch copies them once
     @property
     def log_weight_(self) -> np.ndarray:
         """``log w_v`` per node, shape (n_nodes,).
@@ -121,7 +160,7 @@ class _AMFBase(BaseEstimator):
         Minus the step times the losses charged to the node (see
         :mod:`mondrian_core.forest.amf`).
         """
-        return self._log_weight[:self.trees_.n_nodes]
+        return self._weights_read(0)
 
     @property
     def log_weight_tree_(self) -> np.ndarray:
@@ -130,17 +169,49 @@ class _AMFBase(BaseEstimator):
         The weight of the prunings of the subtree below the node (see
         :mod:`mondrian_core.forest.amf`).
         """
-        return self._log_weight_tree[:self.trees_.n_nodes]
+        return self._weights_read(1)
+
+    def _weights_read(self, which):
+        """``log w`` (0) or ``log w̄`` (1) as an array of n_nodes, without switching:
+        a view of the arrays, or a copy of the lists."""
+        n = self.trees_.n_nodes
+        lists = self.__dict__.get("_weight_lists")
+        if lists is not None:
+            return np.array(lists[which][:n], dtype=float)
+        return (self._log_weight, self._log_weight_tree)[which][:n]
 
     def _grow_weights(self, n):
-        """Make room for ``n`` nodes (new nodes: weight 1, log 0)."""
-        old = self._log_weight.size
-        if n > old:
-            size = max(n, 2 * old, 64)
+        """Hold the weights as arrays with room for ``n`` nodes (new nodes: weight 1,
+        log 0)."""
+        lists = self.__dict__.get("_weight_lists")
+        filled = len(lists[0]) if lists is not None else self._log_weight.size
+        size = self._log_weight.size
+        if max(n, filled) > size:
+            size = max(n, filled, 2 * size, 64)
             for name in ("_log_weight", "_log_weight_tree"):
                 grown = np.zeros(size)
-                grown[:old] = getattr(self, name)
+                old = getattr(self, name)
+                grown[:old.size] = old
                 setattr(self, name, grown)
+        if lists is not None:
+            self._log_weight[:filled] = lists[0]
+            self._log_weight_tree[:filled] = lists[1]
+            self._log_weight[filled:] = self._log_weight_tree[filled:] = 0.0
+            self._weight_lists = None
+
+    def _weight_lists_for(self, n):
+        """Hold the weights as Python lists of ``n`` items (new nodes: log 0); return
+        them."""
+        lists = self.__dict__.get("_weight_lists")
+        if lists is None:
+            m = min(n, self._log_weight.size)
+            lists = self._weight_lists = (self._log_weight[:m].tolist(),
+                                          self._log_weight_tree[:m].tolist())
+        if len(lists[0]) < n:
+            pad = [0.0] * (n - len(lists[0]))
+            lists[0].extend(pad)
+            lists[1].extend(pad)
+        return lists
 
     # ------------------------------------------------------------ learning
     def _learn(self, X, y_code):
@@ -165,40 +236,35 @@ class _AMFBase(BaseEstimator):
         store = self.trees_
         n0 = store.n_nodes
         memo, self._memo = self._memo, None
-        walked = memo[1] if memo is not None and memo[0] == x.tobytes() else None
+        walked = charge = None
+        if memo is not None and memo[0] == x.tobytes():
+            walked = memo[1]
+            if n0 and len(memo) > 2:  # the prediction's node estimates give the losses
+                charge = self._charges_from_prediction(memo[2], y_code[0])
+                lengths = [len(p) for p in walked]  # before the insertion changes them
         M = self.n_estimators
         paths = store._extend_point(x, ps, self._rng, [0] * M, [-1] * M,
                                     getattr(self, "split_pure", True), walked)
         n = store.n_nodes
-        self._grow_weights(n)
-        lw = self._log_weight
-        if n > n0 and n0:  # each new split holds the points of the old node below it
-            split = np.arange(n0, n0 + (n - n0) // 2)  # the store numbers them first
-            lc = store.left[split]
-            lw[split] = lw[np.where(lc < n0, lc, store.right[split])]
-        v = np.fromiter(itertools.chain.from_iterable(paths), np.int64)
-        loss, charged = self._node_loss(store.stats[v] - ps, y_code[0])
-        lw[v[charged]] -= self.step * loss[charged]  # one point's paths: distinct nodes
-        self._subtree_weights_up(paths)
+        lw, lwt = self._weight_lists_for(n)
+        left, right = store.walk_lists()[:2]
+        if n0:  # each new split holds the points of the old node below it
+            for s in range(n0, n0 + (n - n0) // 2):  # the store numbers them first
+                lc = left[s]
+                lw[s] = lw[lc if lc < n0 else right[s]]
+        if charge is None:
+            v = np.fromiter(itertools.chain.from_iterable(paths), np.int64)
+            loss, charged = self._node_loss(store.stats[v] - ps, y_code[0])
+            charge = np.where(charged, self.step * loss, 0.0).tolist()
+        else:
+            charge = _charges_on_new_paths(charge, lengths, paths, n0)
+        _charge_paths_up(paths, charge, left, right, lw, lwt)
 
-    def _subtree_weights_up(self, paths):
-        """``w̄`` up disjoint paths (one point's, one per tree), from the leaf:
-        ``w̄_v = log(w_v / 2 + w̄_sibling w̄_child / 2)``; the siblings off the paths
-        keep theirs. Python numbers: a few operations per node, where a round of array
-        calls per depth level costs more."""
-        v = self.trees_.views()
-        left, right = v["left"], v["right"]
-        lw, lwt = memoryview(self._log_weight), memoryview(self._log_weight_tree)
-        log1p, exp, log2 = math.log1p, math.exp, _LOG2
-        for path in paths:
-            child = path[-1]
-            cur = lwt[child] = lw[child]
-            for j in path[-2::-1]:
-                a = lw[j]
-                b = lwt[left[j] + right[j] - child] + cur
-                cur = (a + log1p(exp(b - a)) if a > b else b + log1p(exp(a - b))) - log2
-                lwt[j] = cur
-                child = j
+    def _charges_from_prediction(self, pred, y_code):
+        """The step times each node's loss at label ``y_code``, from the node estimates
+        of a prediction made on the same trees (rows ``pred``), or None where they do
+        not give the losses bit for bit (see the subclasses)."""
+        return None
 
     def _learn_batch(self, X, ps, y_code):
         """Learn a batch: the store inserts it, then every point's charges are read
@@ -331,11 +397,13 @@ class _AMFBase(BaseEstimator):
             pred = self._node_prediction(self.trees_.stats[node.reshape(-1)])
             out = np.einsum("rl,rlk->rk", coef, pred.reshape(*node.shape, -1))
             return out.reshape(N, M, -1).mean(axis=1)
-        stats, out = self.trees_.stats, []
-        for x in X:
+        stats, out = self.trees_.stats, np.empty((N, self._n_outputs()))
+        for i, x in enumerate(X):
             nodes, coef = self._point_coefficients(x)
-            out.append(coef @ self._node_prediction(np.take(stats, nodes, axis=0)))
-        return np.array(out) / M
+            pred = self._node_prediction(np.take(stats, nodes, axis=0))
+            np.divide(coef @ pred, M, out=out[i])
+            self._memo += (pred,)  # for the partial_fit at x that may come next
+        return out
 
     def _point_coefficients(self, x):
         """The nodes of one point's paths (all trees) and the mixture's weight on each
@@ -343,9 +411,10 @@ class _AMFBase(BaseEstimator):
         coefficients on the way down. The walk is kept for a ``partial_fit`` on the same
         point (what test-then-train does next)."""
         store = self.trees_
-        v = store.views()
-        left, right, sdim, sloc = v["left"], v["right"], v["split_dim"], v["split_loc"]
-        lw, lwt = memoryview(self._log_weight), memoryview(self._log_weight_tree)
+        left, right, sdim, sloc = store.walk_lists()
+        lists = self.__dict__.get("_weight_lists")
+        lw, lwt = lists if lists is not None else (memoryview(self._log_weight),
+                                                   memoryview(self._log_weight_tree))
         exp = math.exp
         xs = x.tolist()
         paths, coef = [], []
@@ -530,7 +599,12 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
     _n_outputs = _n_stats
 
     def _point_stats(self, y_code):
-        return (y_code[:, None] == np.arange(len(self.classes_))[None, :]).astype(float)
+        K = len(self.classes_)
+        if y_code.size == 1:  # one point: an item set beats the comparison's array calls
+            ps = np.zeros((1, K))
+            ps[0, y_code[0]] = 1.0
+            return ps
+        return (y_code[:, None] == np.arange(K)[None, :]).astype(float)
 
     @staticmethod
     def _counts(stats):
@@ -539,6 +613,11 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
     def _node_prediction(self, stats):
         K, a = stats.shape[1], self.dirichlet
         return (stats + a) / (stats.sum(axis=1, keepdims=True) + a * K)
+
+    def _charges_from_prediction(self, pred, y_code):
+        # the estimates (n(k) + a) / (n + a K) of the nodes on the point's paths, each
+        # holding points: _node_loss's numbers on the same counts
+        return (self.step * -np.log(pred[:, y_code])).tolist()
 
     def _node_loss(self, before, y_code):
         n = before.sum(axis=1)
@@ -565,7 +644,7 @@ class AMFClassifier(ClassifierMixin, _AMFBase):
         does): they are sorted and distinct, so the full check would return them."""
         known = self.classes_ if fitted else None
         if (fitted and type(classes) is np.ndarray and classes.dtype == known.dtype
-                and classes.shape == known.shape and (classes == known).all()):
+                and classes.shape == known.shape and classes.tolist() == known.tolist()):
             return known
         return check_partial_fit_classes(classes, known)
 
