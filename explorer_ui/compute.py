@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -78,6 +79,41 @@ SMALL_RESULTS = SharedResults(max_entries=256, max_bytes=64 * 2**20, ttl=CACHE_T
                               slots=SLOTS)
 
 Progress = Callable[..., None]
+
+#: The least time between two updates of a progress bar, in seconds: each update is a
+#: message to the browser (a sweep reports hundreds of times), and five a second look
+#: as smooth as a hundred.
+BAR_INTERVAL = 0.2
+
+
+class BarUpdates:
+    """Which of a computation's reports a progress bar shows: a change of its text at
+    once, a change of its whole percent once :data:`BAR_INTERVAL` has passed since the
+    bar last changed; the others would send the browser nothing it can see.
+
+    Parameters
+    ----------
+    text : str
+        The bar's text as it starts (at 0%).
+    clock : callable, default=time.monotonic
+        The time, in seconds.
+    """
+
+    def __init__(self, text: str, clock: Callable[[], float] = time.monotonic):
+        self.clock = clock
+        self.shown = (0, text)
+        self.at = clock()
+
+    def due(self, fraction: float, text: str) -> bool:
+        """Whether the bar should now show ``fraction`` (in [0, 1]) and ``text``."""
+        now = (round(100 * fraction), text)
+        if now == self.shown:
+            return False
+        t = self.clock()
+        if text == self.shown[1] and t - self.at < BAR_INTERVAL:
+            return False
+        self.shown, self.at = now, t
+        return True
 
 
 def _reporting(compute: Callable[[Progress], object], label: list[str]):
@@ -126,15 +162,11 @@ def cached_with_progress(key: Hashable, compute: Callable[[Progress], object], t
         return _in_background(key, compute, text)
     label = [text]
     bar = st.progress(0.0, text=text)
-    shown = [(0, text)]
+    updates = BarUpdates(text)
 
     def show(fraction: float) -> None:
         fraction = min(float(fraction), 1.0)
-        # the bar shows whole percents: a report that changes neither them nor the text
-        # sends nothing (a sweep reports once per block of events, hundreds of times)
-        now = (round(100 * fraction), label[0])
-        if now != shown[0]:
-            shown[0] = now
+        if updates.due(fraction, label[0]):
             bar.progress(fraction, text=f"{label[0]} {fraction:.0%}")
 
     try:
