@@ -8,13 +8,15 @@ import numpy as np
 import pytest
 
 from explorer_ui.figure_cache import slim
+from mondrian_core import datasets
 from mondrian_core.experiments.inference import (
     clt_statistics,
     coverage_repetitions,
     coverage_summary,
     risk_vs_n,
 )
-from mondrian_core.figures import gp, inference
+from mondrian_core.experiments.online import online_kernel_forest, online_run
+from mondrian_core.figures import forest, gp, inference, online
 from mondrian_core.figures.describe import chart_label, describe_figure, figure_csv
 from mondrian_core.figures.theme import for_display
 
@@ -41,14 +43,32 @@ def _inference_figures():
     yield inference.rates_figure(risk_vs_n([50, 100], repetitions=2))
 
 
+def _online_figures():
+    data = datasets.two_moons(80, noise=0.2, random_state=3)
+    run = online_run(data.X[:60], data.y[:60], data.task, X_test=data.X[60:],
+                     y_test=data.y[60:], batch_size=20, n_estimators=3, lifetime=3.0,
+                     random_state=1)
+    yield forest.tree_partition(run.snapshots[1], data.X[:40], data.y[:40])
+    yield forest.online_scores(run, 1)
+    yield forest.operation_counts(run, 1)
+    stream = datasets.toy_jumps_1d(40, 0.1, random_state=2, width=0.05)
+    grid = np.linspace(0, 1, 21)
+    yield online.stream_fits_figure(
+        online_kernel_forest(stream.X, stream.y, grid=grid, batch_size=20, n_trees=3,
+                             lifetime=5.0, noise_variance=0.01, prior_variance=1.0,
+                             f=np.sin(grid), left_to_right=True, random_state=0), 1)
+
+
 def test_the_marked_builders():
-    marked = {name for module in (gp, inference) for name in module.__all__
+    marked = {name for module in (gp, inference, forest, online) for name in vars(module)
               if getattr(getattr(module, name), "validated_once", False)}
     assert marked == {"posterior_panels_figure", "kernel_heatmaps_figure", "kernel_pca_figure",
-                      "coverage_stack_figure", "clt_figure", "rates_figure"}
+                      "coverage_stack_figure", "clt_figure", "rates_figure",
+                      "tree_partition", "online_scores", "operation_counts",
+                      "stream_fits_figure"}
 
 
-@pytest.mark.parametrize("fig", [*_gp_figures(), *_inference_figures()])
+@pytest.mark.parametrize("fig", [*_gp_figures(), *_inference_figures(), *_online_figures()])
 def test_slim_without_second_validation_is_the_same_figure(fig):
     checked, once = slim(fig), slim(fig, validate=False)
     assert json.loads(once.to_json()) == json.loads(checked.to_json())

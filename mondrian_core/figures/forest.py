@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import figure_builder, polyline, rectangles
+from mondrian_core.figures._parts import figure_builder, polyline, rectangles, validated_once
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -16,6 +16,7 @@ from mondrian_core.figures.theme import (
     RED,
     SEQUENTIAL,
     SERIES,
+    TEMPLATE,
     YELLOW,
     legend_below,
     styled,
@@ -146,6 +147,7 @@ def weight_histograms(weights, *, sgd_weights=None, paper_scale=False, bins=40,
     return styled(fig, title=f"Weights learned at lifetime {weights.lifetime:.3g}", height=height)
 
 
+@validated_once
 @figure_builder
 def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
                    height=540) -> go.Figure:
@@ -173,57 +175,59 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
     Lakshminarayanan, Roy and Teh (2014), "Mondrian Forests: Efficient Online Random
     Forests", NIPS.
     """
-    fig = go.Figure()
+    # dicts, validated once in one go.Figure (graph objects validate at every step)
+    traces = []
     # the cells as one trace of closed outlines (one shape per cell cost quadratic time
     # in the number of cells: 52 s for a large tree)
     boxes = np.asarray(snapshot.leaf_boxes, dtype=float).reshape(-1, 2, 2)
     if boxes.size:
         xs, ys = rectangles(boxes[:, 0], boxes[:, 1])
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", fill="toself",
-                                 fillcolor="rgba(247,216,66,0.22)", hoverinfo="skip",
-                                 line=dict(color=GREY, width=1.5), showlegend=False,
-                                 name="cell (leaf)"))
+        traces.append(dict(type="scatter", x=xs, y=ys, mode="lines", fill="toself",
+                           fillcolor="rgba(247,216,66,0.22)", hoverinfo="skip",
+                           line=dict(color=GREY, width=1.5), showlegend=False,
+                           name="cell (leaf)"))
     for new in (False, True):
         seg = snapshot.segments[snapshot.new_segment == new]
         if seg.size == 0:
             continue
         xs, ys = polyline(seg[:, 0], seg[:, 1], seg[:, 2], seg[:, 3])
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip",
-                                 name="new split" if new else "split", showlegend=new,
-                                 line=dict(color=RED if new else BLACK, width=5 if new else 2)))
+        traces.append(dict(type="scatter", x=xs, y=ys, mode="lines", hoverinfo="skip",
+                           name="new split" if new else "split", showlegend=new,
+                           line=dict(color=RED if new else BLACK, width=5 if new else 2)))
     # only the batch's marks in the legend (the counts are in the page's caption): a legend
     # of every mark took as much height as the plot in projector mode
     if task == "classification":
         for k, label in enumerate(np.unique(y_seen)):
             sel = y_seen == label
-            fig.add_trace(go.Scatter(x=X_seen[sel, 0], y=X_seen[sel, 1], mode="markers",
-                                     name=f"class {label}", showlegend=False,
-                                     marker=dict(size=8, color=SERIES[(k + 3) % len(SERIES)],
-                                                 opacity=0.55)))
+            traces.append(dict(type="scatter", x=X_seen[sel, 0], y=X_seen[sel, 1],
+                               mode="markers", name=f"class {label}", showlegend=False,
+                               marker=dict(size=8, color=SERIES[(k + 3) % len(SERIES)],
+                                           opacity=0.55)))
     else:
-        fig.add_trace(go.Scatter(x=X_seen[:, 0], y=X_seen[:, 1], mode="markers", name="seen",
-                                 showlegend=False, marker=dict(size=8, color=y_seen, colorscale=SEQUENTIAL,
-                                             opacity=0.6, showscale=False)))
+        traces.append(dict(type="scatter", x=X_seen[:, 0], y=X_seen[:, 1], mode="markers",
+                           name="seen", showlegend=False,
+                           marker=dict(size=8, color=y_seen, colorscale=SEQUENTIAL,
+                                       opacity=0.6, showscale=False)))
     for op in OPERATION_NAMES:
         sel = snapshot.operations == op
         if not np.any(sel):
             continue
-        fig.add_trace(go.Scatter(
-            x=snapshot.new_points[sel, 0], y=snapshot.new_points[sel, 1], mode="markers",
-            name=_SHORT_OPERATION_NAMES[op],
+        traces.append(dict(
+            type="scatter", x=snapshot.new_points[sel, 0], y=snapshot.new_points[sel, 1],
+            mode="markers", name=_SHORT_OPERATION_NAMES[op],
             marker=dict(size=14, color=OPERATION_COLOURS[op], symbol="diamond",
                         line=dict(color=BLACK, width=1.5))))
+    xaxis, yaxis = dict(title=dict(text="x1")), dict(title=dict(text="x2"))
     if box is not None:
-        fig.update_xaxes(range=[box[0][0], box[1][0]])
-        fig.update_yaxes(range=[box[0][1], box[1][1]])
-    fig.update_xaxes(title="x1")
-    fig.update_yaxes(title="x2")
-    fig.update_layout(margin=dict(t=40))
-    styled(fig, title="Tree 1 of the forest: its cells and splits", height=height)
+        xaxis["range"] = [box[0][0], box[1][0]]
+        yaxis["range"] = [box[0][1], box[1][1]]
+    layout = _styled_layout("Tree 1 of the forest: its cells and splits", height,
+                            xaxis=xaxis, yaxis=yaxis, margin=dict(t=40))
     # below the plot, not beside it: beside, the legend takes a third of a narrow column
-    return legend_below(fig, gap=80, legend_height=40)
+    return legend_below(go.Figure(data=traces, layout=layout), gap=80, legend_height=40)
 
 
+@validated_once
 @figure_builder
 def online_scores(run, step=None, *, height=420) -> go.Figure:
     """Plot the test score of the online forest and retrained batch forests.
@@ -238,19 +242,20 @@ def online_scores(run, step=None, *, height=420) -> go.Figure:
         The batch shown elsewhere, marked by a dashed line.
     %(builder)s
     """
-    fig = go.Figure()
     colours = [RED, BLUE, "#E0A800"]
-    for (name, values), colour in zip(run.scores.items(), colours):
-        fig.add_trace(go.Scatter(x=run.n_seen, y=values, mode="lines+markers", name=name,
-                                 line=dict(color=colour, width=2.5 if "Mondrian" in name else 1.8),
-                                 marker=dict(size=5)))
-    if step is not None:
-        fig.add_vline(x=int(run.n_seen[step]), line=dict(color=BLACK, width=1, dash="dash"))
-    fig.update_xaxes(title="training points seen")
-    fig.update_yaxes(title=run.score_name)
+    traces = [dict(type="scatter", x=run.n_seen, y=values, mode="lines+markers", name=name,
+                   line=dict(color=colour, width=2.5 if "Mondrian" in name else 1.8),
+                   marker=dict(size=5))
+              for (name, values), colour in zip(run.scores.items(), colours)]
+    # the line ``add_vline`` draws on a single plot, without its axis lookups
+    shapes = [] if step is None else [
+        dict(type="line", x0=int(run.n_seen[step]), x1=int(run.n_seen[step]), xref="x",
+             y0=0, y1=1, yref="y domain", line=dict(color=BLACK, width=1, dash="dash"))]
+    layout = _styled_layout("Online forest vs retrained forests", height, shapes=shapes,
+                            xaxis=dict(title=dict(text="training points seen")),
+                            yaxis=dict(title=dict(text=run.score_name)))
     # below, one name per row: inside the plot the legend hid the first batches' scores
-    styled(fig, title="Online forest vs retrained forests", height=height)
-    return legend_below(fig, gap=62, legend_height=66)
+    return legend_below(go.Figure(data=traces, layout=layout), gap=62, legend_height=66)
 
 
 @figure_builder
@@ -297,6 +302,7 @@ def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
                   height=height)
 
 
+@validated_once
 @figure_builder
 def operation_counts(run, step, *, height=420) -> go.Figure:
     """Count the (point, tree) insertions that caused each operation, per batch.
@@ -316,13 +322,18 @@ def operation_counts(run, step, *, height=420) -> go.Figure:
     Lakshminarayanan, Roy and Teh (2014), "Mondrian Forests: Efficient Online Random
     Forests", NIPS.
     """
-    fig = go.Figure()
-    for op, name in OPERATION_NAMES.items():
-        fig.add_trace(go.Bar(x=run.n_seen[:step + 1], y=run.operation_counts[:step + 1, op],
-                             name=name, marker=dict(color=OPERATION_COLOURS[op])))
-    fig.update_layout(barmode="stack")
-    fig.update_xaxes(title="training points seen")
-    fig.update_yaxes(title="(point, tree) pairs")
-    styled(fig, title="Operations per batch, all trees", height=height)
+    traces = [dict(type="bar", x=run.n_seen[:step + 1], y=run.operation_counts[:step + 1, op],
+                   name=name, marker=dict(color=OPERATION_COLOURS[op]))
+              for op, name in OPERATION_NAMES.items()]
+    layout = _styled_layout("Operations per batch, all trees", height, barmode="stack",
+                            xaxis=dict(title=dict(text="training points seen")),
+                            yaxis=dict(title=dict(text="(point, tree) pairs")))
     # below the axis title, one operation per row (the column is narrow)
-    return legend_below(fig, gap=62, legend_height=80)
+    return legend_below(go.Figure(data=traces, layout=layout), gap=62, legend_height=80)
+
+
+def _styled_layout(title: str, height: int, **layout) -> dict:
+    """``layout`` with what :func:`~mondrian_core.figures.theme.styled` adds: the theme, a
+    left-aligned ``title`` and the ``height``."""
+    return dict(layout, template=TEMPLATE, height=height,
+                title=dict(text=title, x=0.01, xanchor="left"))
