@@ -1,5 +1,5 @@
-"""Which reports a progress bar shows (explorer_ui.compute.BarUpdates): text changes at
-once, percent changes at most once per BAR_INTERVAL, nothing the bar already shows."""
+"""Which reports a progress bar shows (explorer_ui.compute.BarUpdates): a change of
+percent or text at most once per BAR_INTERVAL, nothing the bar already shows."""
 from __future__ import annotations
 
 import numpy as np
@@ -37,12 +37,16 @@ def test_a_sweep_reporting_a_thousand_times_a_second_sends_five_updates_a_second
     assert [f for _, f in shown] == [round((t - 100.0) * 1000) / 2000 for t in times]
 
 
-def test_a_new_text_shows_at_once_and_an_unchanged_report_never():
+def test_texts_that_change_at_every_report_are_throttled_too_and_repeats_never_sent():
     clock = Clock()
-    bar = BarUpdates("Growing trees", clock)
-    assert not bar.due(0.0, "Growing trees")          # what the bar shows already
-    assert not bar.due(0.3, "Growing trees")          # too soon after the start
-    assert bar.due(0.3, "Walking the events")         # a new stage shows at once
+    bar = BarUpdates("Data set 0 of 40", clock)
+    assert not bar.due(0.0, "Data set 0 of 40")       # what the bar shows already
+    sent = []
+    for k in range(1, 41):                            # a data set every 25 ms: 1 s in all
+        clock.t += 0.025
+        if bar.due(k / 40, f"Data set {k} of 40"):
+            sent.append(k)
+    assert sent == [8, 16, 24, 32, 40]                # every 0.2 s, the latest report
     clock.t += 10 * BAR_INTERVAL
-    assert not bar.due(0.304, "Walking the events")   # the same whole percent
-    assert bar.due(0.31, "Walking the events")
+    assert not bar.due(1.0, "Data set 40 of 40")      # unchanged: never sent again
+    assert bar.due(1.0, "Assembling")
