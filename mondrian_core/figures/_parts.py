@@ -17,7 +17,7 @@ from mondrian_core._docstrings import docfiller
 from mondrian_core.figures.theme import BLACK
 
 __all__ = ["figure_builder", "polyline", "rectangles", "band", "band_dict", "log_x_marker",
-           "subplots", "subplots_layout", "axis_key", "validated_once"]
+           "log_x_marker_dicts", "subplots", "subplots_layout", "axis_key", "validated_once"]
 
 #: The text of a builder's ``%(builder)s`` line: its height entry (the default from its
 #: signature) and its Returns section.
@@ -181,12 +181,36 @@ def log_x_marker(fig: go.Figure, x: float, label: str, *, color: str = BLACK,
     yanchor, xanchor : str, default="bottom" and "center"
         Which side of the label sits at ``(x, y)``.
     """
-    # the shape ``add_vline`` makes on a single plot, without its ~9 ms of axis lookups
-    fig.add_shape(type="line", x0=x, x1=x, xref="x", y0=0, y1=1, yref="y domain",
-                  line=dict(color=color, dash=dash, width=width))
-    fig.add_annotation(x=float(np.log10(x)), xref="x", y=y, yref="paper", text=label,
-                       showarrow=False, yanchor=yanchor, xanchor=xanchor,
-                       font=dict(color=color, size=size))
+    shape, note = log_x_marker_dicts(x, label, color=color, dash=dash, width=width,
+                                     size=size, y=y, yanchor=yanchor, xanchor=xanchor)
+    fig.add_shape(**shape)
+    fig.add_annotation(**note)
+
+
+def log_x_marker_dicts(x: float, label: str, *, color: str = BLACK, dash: str = "dash",
+                       width: float = 1.5, size: int = 12, y: float = 1.0,
+                       yanchor: str = "bottom", xanchor: str = "center") -> tuple[dict, dict]:
+    """:func:`log_x_marker` as a layout shape and annotation, for builders that validate
+    a figure once.
+
+    Parameters
+    ----------
+    x, label, color, dash, width, size, y, yanchor, xanchor
+        As for :func:`log_x_marker`.
+
+    Returns
+    -------
+    shape : dict
+        The vertical line (the shape ``add_vline`` makes on a single plot, without its
+        ~9 ms of axis lookups).
+    annotation : dict
+        The label.
+    """
+    return (dict(type="line", x0=x, x1=x, xref="x", y0=0, y1=1, yref="y domain",
+                 line=dict(color=color, dash=dash, width=width)),
+            dict(x=float(np.log10(x)), xref="x", y=y, yref="paper", text=label,
+                 showarrow=False, yanchor=yanchor, xanchor=xanchor,
+                 font=dict(color=color, size=size)))
 
 
 #: make_subplots' figures by their arguments (the layout only: never drawn into).

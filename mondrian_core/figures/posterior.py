@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from mondrian_core.figures._parts import figure_builder, log_x_marker
-from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, legend_below, styled
+from mondrian_core.figures._parts import figure_builder, log_x_marker_dicts
+from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, TEMPLATE, legend_below, styled
 
 __all__ = ["log_bin_edges", "PosteriorView", "posterior_view", "lifetime_posteriors",
            "posterior_vs_trees"]
@@ -111,13 +111,13 @@ def posterior_view(mondrian, prior, terminal_lifetime, exact=None, *, lower=None
         shows_terminal=high >= terminal_lifetime / 1.01)
 
 
-def _interval_bar(fig, interval, mean, y, color, label):
+def _interval_bar(interval, mean, y, color, label):
     """A credible interval as a horizontal bar at height ``y``, its mean as a diamond
-    (one legend entry for both)."""
-    fig.add_scatter(x=[interval[0], mean, interval[1]], y=[y, y, y], mode="lines+markers",
-                    line=dict(color=color, width=6), name=label, legendgroup=label,
-                    marker=dict(color=color, size=[0, 13, 0], symbol="diamond"),
-                    hovertemplate="%{x:.3g}<extra>" + label + "</extra>")
+    (one legend entry for both): a trace dict."""
+    return dict(type="scatter", x=[interval[0], mean, interval[1]], y=[y, y, y],
+                mode="lines+markers", line=dict(color=color, width=6), name=label,
+                legendgroup=label, marker=dict(color=color, size=[0, 13, 0], symbol="diamond"),
+                hovertemplate="%{x:.3g}<extra>" + label + "</extra>")
 
 
 @figure_builder
@@ -169,37 +169,44 @@ def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mond
     edges = np.asarray(edges, dtype=float)
     mass = np.asarray(mondrian_mass, dtype=float)
     dens = mass / np.diff(np.log(edges))
-    fig = go.Figure()
-    fig.add_scatter(x=prior_grid, y=prior_density, mode="lines", name="prior",
-                    line=dict(color=GREY, width=2, dash="dash"))
-    fig.add_scatter(x=edges, y=np.append(dens, dens[-1]), mode="lines", line_shape="hv",
-                    fill="tozeroy", fillcolor="rgba(19,86,162,0.25)",
-                    name=f"Mondrian (M = {n_trees})", line=dict(color=BLUE, width=2.5))
+    # dicts, validated once in one go.Figure (graph objects validate at every step)
+    data = [dict(type="scatter", x=prior_grid, y=prior_density, mode="lines", name="prior",
+                 line=dict(color=GREY, width=2, dash="dash")),
+            dict(type="scatter", x=edges, y=np.append(dens, dens[-1]), mode="lines",
+                 line_shape="hv", fill="tozeroy", fillcolor="rgba(19,86,162,0.25)",
+                 name=f"Mondrian (M = {n_trees})", line=dict(color=BLUE, width=2.5))]
     top = float(dens.max()) if dens.size else 1.0
     if exact_grid is not None and exact_density is not None:
-        fig.add_scatter(x=exact_grid, y=exact_density, mode="lines",
-                        name="exact Laplace GP (M = \u221e)",
-                        line=dict(color=RED, width=3))
+        data.append(dict(type="scatter", x=exact_grid, y=exact_density, mode="lines",
+                         name="exact Laplace GP (M = \u221e)", line=dict(color=RED, width=3)))
         top = max(top, float(np.max(exact_density)))
-    _interval_bar(fig, mondrian_interval, mondrian_mean, 1.12 * top, BLUE,
-                  f"Mondrian {level:.0%}, mean {mondrian_mean:.3g}")
+    data.append(_interval_bar(mondrian_interval, mondrian_mean, 1.12 * top, BLUE,
+                              f"Mondrian {level:.0%}, mean {mondrian_mean:.3g}"))
     if exact_interval is not None and exact_mean is not None:
-        _interval_bar(fig, exact_interval, exact_mean, 1.26 * top, RED,
-                      f"exact {level:.0%}, mean {exact_mean:.3g}")
+        data.append(_interval_bar(exact_interval, exact_mean, 1.26 * top, RED,
+                                  f"exact {level:.0%}, mean {exact_mean:.3g}"))
+    markers = []
     if true_lifetime is not None:
-        log_x_marker(fig, true_lifetime, f"true \u03bb* = {true_lifetime:g} ", dash="dot",
-                     width=2, size=13, xanchor="right")
+        markers.append(log_x_marker_dicts(true_lifetime, f"true \u03bb* = {true_lifetime:g} ",
+                                          dash="dot", width=2, size=13, xanchor="right"))
     x_hi = float(edges[-1])
     if terminal_lifetime is not None:
         x_hi = max(x_hi, 1.3 * terminal_lifetime)  # the end of the sweep in view
-        log_x_marker(fig, terminal_lifetime, f"\u039b = {terminal_lifetime:.3g} (end) ",
-                     color=GREY, dash="dashdot", width=2, size=13, xanchor="right")
-    fig.update_xaxes(type="log", title="lifetime \u03bb (log scale)",
-                     range=[float(np.log10(edges[0])), float(np.log10(x_hi))])
-    fig.update_yaxes(title="density per unit log \u03bb", rangemode="tozero",
-                     range=[0, 1.38 * top])
-    styled(fig, title="Posterior over the lifetime \u03bb: Mondrian vs exact", height=height)
-    return legend_below(fig, gap=95, legend_height=50)
+        markers.append(log_x_marker_dicts(
+            terminal_lifetime, f"\u039b = {terminal_lifetime:.3g} (end) ", color=GREY,
+            dash="dashdot", width=2, size=13, xanchor="right"))
+    layout = dict(
+        xaxis=dict(type="log", title=dict(text="lifetime \u03bb (log scale)"),
+                   range=[float(np.log10(edges[0])), float(np.log10(x_hi))]),
+        yaxis=dict(title=dict(text="density per unit log \u03bb"), rangemode="tozero",
+                   range=[0, 1.38 * top]),
+        template=TEMPLATE, height=height,
+        title=dict(text="Posterior over the lifetime \u03bb: Mondrian vs exact", x=0.01,
+                   xanchor="left"))
+    if markers:
+        layout["shapes"] = [m[0] for m in markers]
+        layout["annotations"] = [m[1] for m in markers]
+    return legend_below(go.Figure(data=data, layout=layout), gap=95, legend_height=50)
 
 
 @figure_builder

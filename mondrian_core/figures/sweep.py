@@ -5,8 +5,24 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from mondrian_core.figures._parts import band, figure_builder, log_x_marker, polyline
-from mondrian_core.figures.theme import BLACK, BLUE, GREY, LIGHT_GREY, RED, SERIES, YELLOW, styled
+from mondrian_core.figures._parts import (
+    band,
+    figure_builder,
+    log_x_marker,
+    log_x_marker_dicts,
+    polyline,
+)
+from mondrian_core.figures.theme import (
+    BLACK,
+    BLUE,
+    GREY,
+    LIGHT_GREY,
+    RED,
+    SERIES,
+    TEMPLATE,
+    YELLOW,
+    styled,
+)
 
 __all__ = ["rmse_vs_lifetime", "n_features_vs_lifetime", "fitted_function_1d",
            "prediction_surface_2d", "tree_cut_segments", "log_marginal_likelihood_vs_lifetime",
@@ -256,20 +272,27 @@ def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None,
     Supplement B.
     """
     t = _positive_times(path)
-    fig = go.Figure()
-    fig.add_scatter(x=t, y=_steps(path, path.log_marginal_likelihood), mode="lines",
-                    line_shape="hv", name="log marginal likelihood", line=dict(color=BLUE, width=2),
-                    showlegend=False)
     best = int(np.argmax(path.log_marginal_likelihood))
-    fig.add_scatter(x=[max(path.lifetimes[best], t[0])], y=[path.log_marginal_likelihood[best]],
-                    mode="markers", marker=dict(color=BLUE, size=11, symbol="star"),
-                    name=f"maximum at {path.lifetimes[best]:.3g}", showlegend=True)
+    # dicts, validated once in one go.Figure (graph objects validate at every step)
+    data = [dict(type="scatter", x=t, y=_steps(path, path.log_marginal_likelihood),
+                 mode="lines", line_shape="hv", name="log marginal likelihood",
+                 line=dict(color=BLUE, width=2), showlegend=False),
+            dict(type="scatter", x=[max(path.lifetimes[best], t[0])],
+                 y=[path.log_marginal_likelihood[best]], mode="markers",
+                 marker=dict(color=BLUE, size=11, symbol="star"),
+                 name=f"maximum at {path.lifetimes[best]:.3g}", showlegend=True)]
+    layout = dict(
+        xaxis=dict(type="log", range=_log_range(path),
+                   title=dict(text="lifetime \u03bb (log scale)")),
+        yaxis=dict(title=dict(text="log p(y | X, \u03bb)  (nats)")),
+        legend=dict(x=0.99, y=0.02, xanchor="right", yanchor="bottom"),
+        template=TEMPLATE, height=height,
+        title=dict(text="Log marginal likelihood at every cut", x=0.01, xanchor="left"))
     if true_lifetime is not None:
-        log_x_marker(fig, true_lifetime, f"true {true_lifetime:g}", color=GREY, dash="dot")
-    fig.update_xaxes(type="log", range=_log_range(path), title="lifetime \u03bb (log scale)")
-    fig.update_yaxes(title="log p(y | X, \u03bb)  (nats)")
-    fig.update_layout(legend=dict(x=0.99, y=0.02, xanchor="right", yanchor="bottom"))
-    return styled(fig, title="Log marginal likelihood at every cut", height=height)
+        shape, note = log_x_marker_dicts(true_lifetime, f"true {true_lifetime:g}", color=GREY,
+                                         dash="dot")
+        layout.update(shapes=[shape], annotations=[note])
+    return go.Figure(data=data, layout=layout)
 
 
 @figure_builder
