@@ -125,7 +125,8 @@ def node_reduce(values, start, left, right, depth, ufunc):
     out[leaves] = ufunc.reduceat(values, start[leaves], axis=0)
     for nodes in reversed(nodes_by_depth(depth)):  # deepest level first
         j = nodes[left[nodes] >= 0]
-        out[j] = ufunc(out[left[j]], out[right[j]])
+        # np.take: several times faster than fancy indexing of short rows
+        out[j] = ufunc(np.take(out, left[j], axis=0), np.take(out, right[j], axis=0))
     return out
 
 
@@ -712,7 +713,10 @@ class _Working:
 
     def take(self, idx) -> _Working:
         """The entries ``idx`` (a mask or indices, repeats allowed)."""
-        return _Working(**{f: getattr(self, f)[idx] for f in self.FIELDS})
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        # np.take: several times faster than fancy indexing of the (k, D) cells
+        return _Working(**{f: np.take(getattr(self, f), idx, axis=0) for f in self.FIELDS})
 
 
 class _Growth:

@@ -692,6 +692,24 @@ def _nested_features(method, X_train, X_test, lifetime, counts, rng):
         yield Z_tr[:, :cols] * scale, Z_te[:, :cols] * scale
 
 
+def _relative_cells(cells_tr, cells_te):
+    """Each member's cells (rows of ``(n, members)`` columns) as a contiguous row per
+    member, numbered from the member's smallest training cell, in the smallest integer
+    type that holds them: ``tr[b, i] == te[b, k]`` exactly when the original cells are
+    equal. Test cells outside the member's training range hold no training row and
+    become -1 (equal to none). The row comparisons of :func:`_nested_ridge_predictions`
+    run ~3x faster on int16 than on int64.
+    """
+    tr = np.asarray(cells_tr, dtype=np.int64).T
+    base = tr.min(1, keepdims=True)
+    tr = tr - base
+    span = int(tr.max(initial=0))
+    te = np.asarray(cells_te, dtype=np.int64).T - base
+    te[(te < 0) | (te > span)] = -1
+    small = np.int16 if span < 2**15 else np.int64
+    return np.ascontiguousarray(tr, dtype=small), np.ascontiguousarray(te, dtype=small)
+
+
 def _nested_ridge_predictions(method, X_train, X_test, y, lifetime, counts, ridge, rng):
     """Yield the test predictions of :func:`_ridge_predict` on :func:`_nested_features`,
     for m in ``counts``, with the dual's Grams shared between the counts.
@@ -714,7 +732,7 @@ def _nested_ridge_predictions(method, X_train, X_test, y, lifetime, counts, ridg
     if cells is not None:
         # each member's cells as a contiguous row; the counts as small integers (a
         # member adds 0 or 1), added from the comparisons' bytes
-        cells_tr, cells_te = (np.ascontiguousarray(c.T, dtype=np.int64) for c in cells)
+        cells_tr, cells_te = _relative_cells(*cells)
         dtype = np.uint8 if top < 256 else np.int64
         gram, cross = np.zeros((n, n), dtype), np.zeros((n_te, n), dtype)
         same_tr, same_te = np.empty((n, n), bool), np.empty((n_te, n), bool)
