@@ -15,6 +15,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_limits
 
 import mondrian_core as mc
 
@@ -90,11 +91,22 @@ def test_fitted_estimators_pickle_and_answer_the_same(estimator):
 @pytest.mark.parametrize("estimator", estimators(), ids=ids)
 def test_eight_threads_at_once_get_the_serial_answers(estimator):
     """Eight threads call predict/transform on one fitted model, each on its own rows
-    and on the shared rows, at the same time; each gets what a serial call gives."""
+    and on the shared rows, at the same time; each gets what a serial call gives.
+
+    BLAS on one thread throughout, as a served app runs it
+    (``pin_blas_threads_for_process``): OpenBLAS's limit is process-wide, so a thread
+    leaving ``single_blas_thread`` can hand another, still inside, two BLAS threads,
+    whose sums round otherwise (an ulp): a matter of BLAS, not of the model's state,
+    which is what this test is about."""
     model = fitted(estimator)
     chunks = [X_NEW[i::8] for i in range(8)]
     # the serial answers on a copy, so the threads start from the fitted state alone
     serial_model = pickle.loads(pickle.dumps(model))
+    with threadpool_limits(limits=1, user_api="blas"):
+        _threads_get_the_serial_answers(model, serial_model, chunks)
+
+
+def _threads_get_the_serial_answers(model, serial_model, chunks):
     serial = [answer(serial_model, c) for c in chunks]
     shared = answer(serial_model, X_NEW)
     with ThreadPoolExecutor(max_workers=8) as pool:
