@@ -15,6 +15,7 @@ from mondrian_core.figures.theme import (
     font_sizes,
     for_display,
     styled,
+    styled_layout,
 )
 
 
@@ -79,3 +80,12 @@ def test_font_sizes_sees_inherited_and_explicit_sizes():
     assert 11.0 in sizes and 12.0 in sizes and 13.0 in sizes
     assert min(font_sizes(for_display(fig, palette="safe"))) == 11.0  # palette keeps sizes
     assert MIN_FONT == 12
+
+
+@pytest.mark.parametrize("title, height", [("A title", 420), (None, 300), ("Only a title", None)])
+def test_styled_layout_is_what_styled_sets(title, height):
+    layout = dict(xaxis=dict(title=dict(text="x")), title=dict(font=dict(size=18)))
+    by_objects = styled(go.Figure(layout=layout), title=title, height=height)
+    by_dict = go.Figure(layout=styled_layout(layout, title=title, height=height))
+    assert by_dict.to_plotly_json() == by_objects.to_plotly_json()
+    assert layout == dict(xaxis=dict(title=dict(text="x")), title=dict(font=dict(size=18)))

@@ -16,10 +16,10 @@ from mondrian_core.figures.theme import (
     RED,
     SEQUENTIAL,
     SERIES,
-    TEMPLATE,
     YELLOW,
     legend_below,
     styled,
+    styled_layout,
 )
 from mondrian_core.forest import EXTEND, INSERT_ABOVE, NO_CHANGE, OPERATION_NAMES, SPLIT_LEAF
 
@@ -221,8 +221,8 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
     if box is not None:
         xaxis["range"] = [box[0][0], box[1][0]]
         yaxis["range"] = [box[0][1], box[1][1]]
-    layout = _styled_layout("Tree 1 of the forest: its cells and splits", height,
-                            xaxis=xaxis, yaxis=yaxis, margin=dict(t=40))
+    layout = styled_layout(dict(xaxis=xaxis, yaxis=yaxis, margin=dict(t=40)),
+                           title="Tree 1 of the forest: its cells and splits", height=height)
     # below the plot, not beside it: beside, the legend takes a third of a narrow column
     return legend_below(go.Figure(data=traces, layout=layout), gap=80, legend_height=40)
 
@@ -251,9 +251,9 @@ def online_scores(run, step=None, *, height=420) -> go.Figure:
     shapes = [] if step is None else [
         dict(type="line", x0=int(run.n_seen[step]), x1=int(run.n_seen[step]), xref="x",
              y0=0, y1=1, yref="y domain", line=dict(color=BLACK, width=1, dash="dash"))]
-    layout = _styled_layout("Online forest vs retrained forests", height, shapes=shapes,
-                            xaxis=dict(title=dict(text="training points seen")),
-                            yaxis=dict(title=dict(text=run.score_name)))
+    layout = styled_layout(dict(shapes=shapes, xaxis=dict(title=dict(text="training points seen")),
+                                yaxis=dict(title=dict(text=run.score_name))),
+                           title="Online forest vs retrained forests", height=height)
     # below, one name per row: inside the plot the legend hid the first batches' scores
     return legend_below(go.Figure(data=traces, layout=layout), gap=62, legend_height=66)
 
@@ -325,15 +325,10 @@ def operation_counts(run, step, *, height=420) -> go.Figure:
     traces = [dict(type="bar", x=run.n_seen[:step + 1], y=run.operation_counts[:step + 1, op],
                    name=name, marker=dict(color=OPERATION_COLOURS[op]))
               for op, name in OPERATION_NAMES.items()]
-    layout = _styled_layout("Operations per batch, all trees", height, barmode="stack",
-                            xaxis=dict(title=dict(text="training points seen")),
-                            yaxis=dict(title=dict(text="(point, tree) pairs")))
+    layout = styled_layout(dict(barmode="stack",
+                                xaxis=dict(title=dict(text="training points seen")),
+                                yaxis=dict(title=dict(text="(point, tree) pairs"))),
+                           title="Operations per batch, all trees", height=height)
     # below the axis title, one operation per row (the column is narrow)
     return legend_below(go.Figure(data=traces, layout=layout), gap=62, legend_height=80)
 
-
-def _styled_layout(title: str, height: int, **layout) -> dict:
-    """``layout`` with what :func:`~mondrian_core.figures.theme.styled` adds: the theme, a
-    left-aligned ``title`` and the ``height``."""
-    return dict(layout, template=TEMPLATE, height=height,
-                title=dict(text=title, x=0.01, xanchor="left"))

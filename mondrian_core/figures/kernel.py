@@ -25,7 +25,7 @@ from mondrian_core.figures.theme import (
     GREY,
     SEQUENTIAL,
     SERIES,
-    TEMPLATE,
+    styled_layout,
 )
 
 __all__ = [
@@ -51,9 +51,7 @@ def _rgba(hex_colour: str, alpha: float) -> str:
 def _figure(data, layout, *, title, height, frames=None) -> go.Figure:
     """The figure of ``data`` and ``layout`` styled as :func:`~mondrian_core.figures.theme.styled`
     styles it (the template, a left-aligned title, the height), validated once."""
-    layout = {**layout, "template": TEMPLATE, "height": height,
-              "title": {**layout.get("title", {}), "text": title, "x": 0.01, "xanchor": "left"}}
-    spec = {"data": data, "layout": layout}
+    spec = {"data": data, "layout": styled_layout(layout, title=title, height=height)}
     if frames is not None:
         spec["frames"] = frames
     return go.Figure(spec)

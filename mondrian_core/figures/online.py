@@ -14,7 +14,7 @@ from mondrian_core.figures._parts import (
     subplots_layout,
     validated_once,
 )
-from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, TEMPLATE, YELLOW, legend_below
+from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, YELLOW, legend_below, styled_layout
 
 _BANDS = {BLUE: "rgba(19,86,162,0.18)", RED: "rgba(212,9,32,0.15)"}
 
@@ -85,7 +85,7 @@ def stream_fits_figure(stream, step, *, height=470) -> go.Figure:
     for a in layout.get("annotations", ()):  # subplot titles clear of the frame
         a["yshift"] = 6
         a.setdefault("font", {})["size"] = 14
-    layout.update(template=TEMPLATE, height=height, margin=dict(t=85),  # title above panels'
-                  title=dict(text=f"The same stream, after {seen} of {len(x)} points",
-                             x=0.01, xanchor="left"))
+    layout["margin"] = dict(t=85)  # the title above the panels' titles
+    layout = styled_layout(layout, title=f"The same stream, after {seen} of {len(x)} points",
+                           height=height)
     return legend_below(go.Figure(data=traces, layout=layout), gap=45, legend_height=50)

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from mondrian_core.figures._parts import figure_builder, log_x_marker_dicts
-from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, TEMPLATE, legend_below, styled
+from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, legend_below, styled, styled_layout
 
 __all__ = ["log_bin_edges", "PosteriorView", "posterior_view", "lifetime_posteriors",
            "posterior_vs_trees"]
@@ -195,14 +195,12 @@ def lifetime_posteriors(edges, mondrian_mass, prior_grid, prior_density, *, mond
         markers.append(log_x_marker_dicts(
             terminal_lifetime, f"\u039b = {terminal_lifetime:.3g} (end) ", color=GREY,
             dash="dashdot", width=2, size=13, xanchor="right"))
-    layout = dict(
+    layout = styled_layout(dict(
         xaxis=dict(type="log", title=dict(text="lifetime \u03bb (log scale)"),
                    range=[float(np.log10(edges[0])), float(np.log10(x_hi))]),
         yaxis=dict(title=dict(text="density per unit log \u03bb"), rangemode="tozero",
-                   range=[0, 1.38 * top]),
-        template=TEMPLATE, height=height,
-        title=dict(text="Posterior over the lifetime \u03bb: Mondrian vs exact", x=0.01,
-                   xanchor="left"))
+                   range=[0, 1.38 * top])),
+        title="Posterior over the lifetime \u03bb: Mondrian vs exact", height=height)
     if markers:
         layout["shapes"] = [m[0] for m in markers]
         layout["annotations"] = [m[1] for m in markers]

@@ -19,9 +19,9 @@ from mondrian_core.figures.theme import (
     LIGHT_GREY,
     RED,
     SERIES,
-    TEMPLATE,
     YELLOW,
     styled,
+    styled_layout,
 )
 
 __all__ = ["rmse_vs_lifetime", "n_features_vs_lifetime", "fitted_function_1d",
@@ -281,13 +281,12 @@ def log_marginal_likelihood_vs_lifetime(path, lifetime=None, true_lifetime=None,
                  y=[path.log_marginal_likelihood[best]], mode="markers",
                  marker=dict(color=BLUE, size=11, symbol="star"),
                  name=f"maximum at {path.lifetimes[best]:.3g}", showlegend=True)]
-    layout = dict(
+    layout = styled_layout(dict(
         xaxis=dict(type="log", range=_log_range(path),
                    title=dict(text="lifetime \u03bb (log scale)")),
         yaxis=dict(title=dict(text="log p(y | X, \u03bb)  (nats)")),
-        legend=dict(x=0.99, y=0.02, xanchor="right", yanchor="bottom"),
-        template=TEMPLATE, height=height,
-        title=dict(text="Log marginal likelihood at every cut", x=0.01, xanchor="left"))
+        legend=dict(x=0.99, y=0.02, xanchor="right", yanchor="bottom")),
+        title="Log marginal likelihood at every cut", height=height)
     if true_lifetime is not None:
         shape, note = log_x_marker_dicts(true_lifetime, f"true {true_lifetime:g}", color=GREY,
                                          dash="dot")

@@ -70,6 +70,35 @@ def styled(fig: go.Figure, *, title: str | None = None, height: int | None = Non
     return fig
 
 
+def styled_layout(layout: dict, *, title: str | None = None,
+                  height: int | None = None) -> dict:
+    """Return what :func:`styled` sets, written into a layout dict.
+
+    For builders that assemble a figure as dicts and validate it once.
+
+    Parameters
+    ----------
+    layout : dict
+        The layout (not changed).
+    title : str, optional
+        A title, left-aligned (merged into ``layout``'s own title settings).
+    height : int, optional
+        The height in pixels.
+
+    Returns
+    -------
+    dict
+        A new layout: ``layout`` with the app's template, the title and the height.
+    """
+    styled_ = {**layout, "template": TEMPLATE}
+    if title is not None:
+        styled_["title"] = {**layout.get("title", {}), "text": title, "x": 0.01,
+                            "xanchor": "left"}
+    if height is not None:
+        styled_["height"] = height
+    return styled_
+
+
 def legend_below(fig: go.Figure, *, gap: int = 80, legend_height: int = 30) -> go.Figure:
     """Put a horizontal legend below the plot area and make the bottom margin hold it.
 
