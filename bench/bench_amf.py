@@ -15,6 +15,12 @@ min-max scaled to [0, 1] as River's documentation asks.
    and test-then-train one point at a time; River's ``learn_one`` /
    ``predict_one`` per point.
 3. Where the time goes: a profile of test-then-train, by function.
+
+``--dump FILE`` saves, without River, the 42 arrays a mixed stream of calls grows
+(``mixed_stream``); run it under two commits (``PYTHONPATH=DIR python
+bench/bench_amf.py --dump FILE``, DIR a ``git archive`` of the other commit: run as a
+script, the bench imports ``mondrian_core`` from DIR) and ``--compare A B`` says
+which arrays differ, bit for bit: a speed change must leave them all equal.
 """
 from __future__ import annotations
 
@@ -232,6 +238,58 @@ def throughput(n, baseline=None):
     return ours_ttt
 
 
+def mixed_stream() -> dict:
+    """The arrays a stream of mixed calls grows, for comparing two commits: the
+    classifier (``split_pure`` False and True) and the regressor fed single points
+    (each predicted first), batches of 100 to 2 rows (inserted one by one, or by the
+    joint draw above ``SEQUENTIAL_UPDATES`` point-trees with ``split_pure``), then
+    single points and a batch of 250. Per learner: the store's ten node arrays,
+    ``log_weight_``, ``log_weight_tree_``, every prediction made on the way and
+    ``weighted_depth`` on a grid."""
+    X, y = make_moons(1300, noise=0.25, random_state=3)
+    X = scaled(X)
+    targets = {"clf": y, "clfpure": y, "reg": np.sin(6 * X[:, 0]) + 0.3 * np.random.default_rng(
+        1).standard_normal(X.shape[0])}
+    grid = np.stack(np.meshgrid(np.linspace(0, 1, 9), np.linspace(0, 1, 9)), -1).reshape(-1, 2)
+    sizes = [1] * 300 + [100, 60, 5, 3, 2, 7, 30, 45, 51, 100, 100] + [1] * 200 + [250]
+    makers = {"clf": lambda: AMFClassifier(10, split_pure=False, random_state=0),
+              "clfpure": lambda: AMFClassifier(10, split_pure=True, random_state=1),
+              "reg": lambda: AMFRegressor(10, random_state=2)}
+    out = {}
+    for name, make in makers.items():
+        model, target, preds, start = make(), targets[name], [], 0
+        kw = {} if name == "reg" else {"classes": [0, 1]}
+        for size in sizes:
+            xb, yb = X[start:start + size], target[start:start + size]
+            if start and size == 1:
+                preds.append(model.predict(xb) if name == "reg" else model.predict_proba(xb))
+            model.partial_fit(xb, yb, **kw)
+            start += size
+        nodes = model.trees_.arrays()
+        for field in ("tree", "parent", "left", "right", "split_time", "split_dim",
+                      "split_loc", "lower", "upper", "stats"):
+            out[f"{name}_{field}"] = nodes[field]
+        out[f"{name}_log_weight"] = model.log_weight_
+        out[f"{name}_log_weight_tree"] = model.log_weight_tree_
+        out[f"{name}_predictions"] = np.concatenate(preds)
+        out[f"{name}_weighted_depth"] = model.weighted_depth(grid)
+    return out
+
+
+def compare(path_a, path_b) -> int:
+    """Print the arrays of two ``--dump`` files that differ (bit for bit: values,
+    shape and dtype); return how many."""
+    a, b = np.load(path_a), np.load(path_b)
+    names = sorted(set(a.files) | set(b.files))
+    differ = [k for k in names if k not in a.files or k not in b.files
+              or a[k].dtype != b[k].dtype or a[k].shape != b[k].shape
+              or a[k].tobytes() != b[k].tobytes()]
+    for k in differ:
+        print(f"differs: {k}")
+    print(f"{len(names)} arrays, {len(differ)} differ")
+    return len(differ)
+
+
 def profile(fn):
     prof = cProfile.Profile()
     prof.enable()
@@ -253,7 +311,19 @@ def main():
                              "runs in turns in the same process")
     parser.add_argument("--throughput-only", action="store_true",
                         help="skip the progressive validation and the profile")
+    parser.add_argument("--dump", metavar="FILE",
+                        help="save the arrays of the mixed stream (no River) and stop")
+    parser.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                        help="compare two --dump files bit for bit and stop")
     args = parser.parse_args()
+    if args.dump:
+        import mondrian_core
+        arrays = mixed_stream()
+        np.savez(args.dump, **arrays)
+        print(f"{len(arrays)} arrays from {mondrian_core.__file__} in {args.dump}")
+        return
+    if args.compare:
+        raise SystemExit(1 if compare(*args.compare) else 0)
     import river
     print(f"River {river.__version__}, NumPy {np.__version__}")
     if not args.throughput_only:
