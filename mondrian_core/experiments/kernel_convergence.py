@@ -278,8 +278,14 @@ def _grid_shared_counts(sizes, leaves, counts, boxes):
     key = _box_index(sizes, first, last) * n_counts + np.searchsorted(counts, tree_of,
                                                                         side="right")
     shape = [s for s in reversed(sizes) for _ in range(2)] + [n_counts]
-    # a pair shares a leaf in at most counts[-1] trees
-    dtype = np.int16 if counts[-1] < 2**15 else np.int64
+    # A box lies in at most one leaf of a tree, so its count in a bucket is at most the
+    # bucket's trees. The running sums' partial values (leaves meeting some of the
+    # conditions) can be far larger, but integer addition wraps modulo 2^bits and every
+    # final value is below it: the narrowest type holding the largest bucket gives the
+    # exact counts, in fewer bytes to sum (uint8 at the page's defaults, buckets of at
+    # most 200 trees: half the traffic of int16).
+    largest = int(np.diff(counts, prepend=0).max())
+    dtype = np.uint8 if largest < 2**8 else np.int16 if largest < 2**15 else np.int64
     hist = np.zeros(shape, dtype=dtype)
     key, number = np.unique(key, return_counts=True)
     hist.ravel()[key] = number
@@ -291,8 +297,9 @@ def _grid_shared_counts(sizes, leaves, counts, boxes):
     hist = np.ascontiguousarray(np.moveaxis(hist, -2, 0))
     _running_sum(hist, 0, backward=True)
     rest, b0 = np.divmod(boxes, sizes[0])  # the boxes' places in the moved layout
-    shared = np.take(hist.reshape(-1, n_counts), b0 * (hist[0].size // n_counts) + rest,
-                     axis=0).T.copy()
+    shared = np.ascontiguousarray(  # up to counts[-1] trees: widened
+        np.take(hist.reshape(-1, n_counts), b0 * (hist[0].size // n_counts) + rest, axis=0).T,
+        dtype=np.int16 if counts[-1] < 2**15 else np.int64)
     _running_sum(shared, 0)  # the buckets: trees below each count
     return shared
 

@@ -1,0 +1,50 @@
+"""The uniform chart's shared-cell counts in the narrowest integer type: the running sums
+wrap around modulo 2^bits, the final counts (at most a bucket's trees) are exact. Checked
+against the block-by-block counts of each grid point's leaf, with buckets narrow enough
+for uint8 (the page's defaults) and too wide for it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mondrian_core.experiments import kernel_convergence as kc
+
+
+def _cells(sizes, leaves, n_trees):
+    """Each grid point's leaf in each tree (first axis fastest), box by box."""
+    tree_of, first, last = leaves
+    cells = np.full((*reversed(sizes), n_trees), -1)  # (..., axis 1, axis 0, tree)
+    for leaf, (t, lo, hi) in enumerate(zip(tree_of, first, last)):
+        box = tuple(slice(a, b + 1) for a, b in zip(lo[::-1], hi[::-1]))
+        assert np.all(cells[box + (t,)] == -1)  # the leaves of a tree are disjoint
+        cells[box + (t,)] = leaf
+    assert np.all(cells >= 0)  # and cover the grid
+    return cells.reshape(-1, n_trees)
+
+
+@pytest.mark.parametrize("sizes, lifetime, counts", [
+    ([16, 16], 10.0, kc.feature_counts(500)),  # the page's defaults: uint8, buckets <= 200
+    # buckets of 298 trees, some pairs together in more than 255 of them: int16
+    ([6, 5], 0.2, [1, 299, 300]),
+    ([3, 4, 2], 0.2, [2, 300]),
+])
+def test_counts_in_the_narrowest_type_are_the_block_by_block_counts(sizes, lifetime, counts):
+    counts = np.array(counts)
+    n_trees = int(counts[-1])
+    axes = [np.linspace(0.0, 1.0, s) for s in sizes]
+    leaves = kc._grid_mondrian_leaves(axes, lifetime, n_trees, np.random.default_rng(5))
+    largest = np.diff(counts, prepend=0).max()
+    if largest < 256:
+        # partial sums count leaves of a bucket meeting some of the box's conditions:
+        # more of them than uint8 holds, so the sums do wrap around
+        bucket = np.searchsorted(counts, leaves[0], side="right")
+        assert np.bincount(bucket).max() > 255
+    cells = _cells(sizes, leaves, n_trees)
+    iu = np.triu_indices(cells.shape[0], k=1)
+    boxes, box_of_pair, _ = kc._grid_pair_boxes(sizes, iu)
+    fast = kc._grid_shared_counts(sizes, leaves, counts, boxes)
+    if largest >= 256:  # some box lies in one leaf of more of a bucket's trees than uint8 holds
+        assert np.diff(fast, axis=0, prepend=0).max() > 255
+    for c, (m, Km) in enumerate(kc._block_cumulative(cells, cells, counts)):
+        assert m == counts[c]
+        assert np.array_equal(fast[c][box_of_pair] / m, Km[iu])  # the same integers
