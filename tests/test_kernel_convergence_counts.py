@@ -48,3 +48,15 @@ def test_counts_in_the_narrowest_type_are_the_block_by_block_counts(sizes, lifet
     for c, (m, Km) in enumerate(kc._block_cumulative(cells, cells, counts)):
         assert m == counts[c]
         assert np.array_equal(fast[c][box_of_pair] / m, Km[iu])  # the same integers
+
+
+@pytest.mark.parametrize("axis", [np.linspace(0.0, 1.0, 16), np.linspace(-3.0, 7.5, 101),
+                                  np.linspace(0.2, 0.9, 2), np.array([0.0, 0.1, 0.5, 1.0])])
+def test_last_index_at_or_below_is_the_binary_search(axis):
+    rng = np.random.default_rng(4)
+    # uniform locations, every grid point itself, its float neighbours and the ends
+    loc = np.concatenate([rng.uniform(axis[0], axis[-1], 5000), axis,
+                          np.nextafter(axis, -np.inf), np.nextafter(axis, np.inf),
+                          [axis[0] - 1.0, axis[-1] + 1.0]])
+    find = kc._last_at_or_below_finder(axis)
+    assert np.array_equal(find(loc), np.searchsorted(axis, loc, side="right") - 1)
