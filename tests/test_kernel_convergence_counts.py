@@ -1,7 +1,11 @@
-"""The uniform chart's shared-cell counts in the narrowest integer type: the running sums
+"""Fast paths of the Kernel convergence page against the slow obvious ones.
+
+The uniform chart's shared-cell counts in the narrowest integer type: the running sums
 wrap around modulo 2^bits, the final counts (at most a bucket's trees) are exact. Checked
 against the block-by-block counts of each grid point's leaf, with buckets narrow enough
-for uint8 (the page's defaults) and too wide for it."""
+for uint8 (the page's defaults) and too wide for it. Its grid trees' cut index from the
+spacing against the binary search. The slice's kernel row against the row of the full
+cumulative kernels."""
 from __future__ import annotations
 
 import numpy as np
@@ -60,3 +64,22 @@ def test_last_index_at_or_below_is_the_binary_search(axis):
                           [axis[0] - 1.0, axis[-1] + 1.0]])
     find = kc._last_at_or_below_finder(axis)
     assert np.array_equal(find(loc), np.searchsorted(axis, loc, side="right") - 1)
+
+
+@pytest.mark.parametrize("lifetime, counts, n_grid, x0", [
+    (10.0, kc.feature_counts(50), 301, (0.5, 0.5)),  # the page's slice
+    (3.0, [1, 4, 9], 41, (0.23, 0.8)),
+    (30.0, [2, 3, 300], 25, (1.0, 0.0)),  # more than 255 trees
+])
+def test_the_slice_is_its_row_of_the_cumulative_kernels(lifetime, counts, n_grid, x0):
+    s, laplace, est = kc.kernel_slice(lifetime, counts, x0=x0, n_grid=n_grid, random_state=7)
+    line = np.repeat(np.array([x0], dtype=float), n_grid, axis=0)
+    line[:, 0] = s
+    i0 = int(np.argmin(np.abs(s - x0[0])))
+    line[i0, 0] = x0[0]
+    slow = {m: Km[i0] for m, Km in kc.cumulative_kernels(kc.METHODS[0], line, None, lifetime,
+                                                          counts, random_state=7)}
+    assert list(est) == list(slow) == list(counts)
+    for m in counts:
+        assert np.array_equal(est[m], slow[m])  # the same fractions to the last bit
+    assert np.array_equal(laplace, np.exp(-lifetime * np.abs(s - x0[0])))

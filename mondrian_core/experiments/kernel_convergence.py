@@ -1132,9 +1132,18 @@ def kernel_slice(lifetime, counts, x0=(0.5, 0.5), n_grid=301, random_state=None)
     i0 = int(np.argmin(np.abs(s - x0[0])))
     line[i0, 0] = x0[0]
     laplace = np.exp(-lifetime * np.abs(s - x0[0]))
-    est = {int(m): Km[i0] for m, Km in
-           cumulative_kernels(METHODS[0], line, None, lifetime, counts, random_state)}
-    return s, laplace, est
+    return s, laplace, _kernel_row(line, i0, lifetime, counts, random_state)
+
+
+def _kernel_row(X, i, lifetime, counts, random_state):
+    """Row ``i`` of :func:`cumulative_kernels`' Mondrian kernels of ``X`` with itself,
+    ``{m: K_m[i]}``, the same numbers: in how many of the first m trees each point shares
+    ``X[i]``'s cell, over m (one comparison per tree instead of every pair's count)."""
+    counts = check_counts(counts, "feature counts")
+    est = MondrianFeatures(lifetime, int(counts[-1]), check_random_state(random_state)).fit(X)
+    cells = block_one_hot_columns(est.transform(X))
+    shared = np.cumsum(cells == cells[i], axis=1)  # trees among the first m sharing the cell
+    return {int(m): shared[:, m - 1] / m for m in counts}
 
 
 def serpentine_order(X, n_strips=None) -> np.ndarray:
