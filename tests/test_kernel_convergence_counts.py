@@ -83,3 +83,22 @@ def test_the_slice_is_its_row_of_the_cumulative_kernels(lifetime, counts, n_grid
     for m in counts:
         assert np.array_equal(est[m], slow[m])  # the same fractions to the last bit
     assert np.array_equal(laplace, np.exp(-lifetime * np.abs(s - x0[0])))
+
+
+@pytest.mark.parametrize("lifetime, n_grids", [(0.3, 50), (5.0, 7)])
+def test_binning_of_the_fitted_rows_is_their_hashed_binning(lifetime, n_grids):
+    from mondrian_core.kernel import RandomBinningFeatures
+
+    rng = np.random.default_rng(2)
+    X, X_new = rng.normal(size=(60, 4)), rng.normal(size=(15, 4))
+    est = RandomBinningFeatures(lifetime, n_grids, random_state=3).fit(X)
+    fast = est.transform(X.copy())  # the fitted rows: their columns kept from fit
+    # the same rows hashed again, stacked above new ones (whose new bins come after)
+    slow = est.transform(np.vstack([X, X_new])).toarray()[:60]
+    assert fast.shape == (60, est.n_bins_)
+    assert not slow[:, est.n_bins_:].any()
+    assert np.array_equal(fast.toarray(), slow[:, :est.n_bins_])
+    X[0, 0] += 1.0  # the caller's array changed after fit: hashed, not the kept columns
+    moved = est.transform(X)
+    # (a repeated row adds no new bin: the same numbering)
+    assert np.array_equal(moved.toarray(), est.transform(np.vstack([X, X[:1]])).toarray()[:60])
