@@ -287,10 +287,11 @@ class _JointRounds:
                         far[parents] if far is not None else np.full(parents.size, -1)))
         if fol_e.any():
             j = node[ge[fol_e]]
-            xd = x[fol_e, nodes.split_dim[j]]
+            # x is C-contiguous (a take): each row's value on its node's cut dimension
+            xd = np.take(x, np.flatnonzero(fol_e) * x.shape[1] + nodes.split_dim[j])
             right = xd > nodes.split_loc[j]
             child = np.where(right, nodes.right[j], nodes.left[j])
-            keys, inv = np.unique(ge[fol_e] * 2 + right, return_inverse=True)
+            keys, inv = _unique_below(ge[fol_e] * 2 + right, 2 * gid.size)
             base = self.g_node.size + sum(a[0].size for a in new)
             self.ent_group[fol_e] = base + inv
             first = np.zeros(keys.size, dtype=np.int64)
@@ -302,6 +303,15 @@ class _JointRounds:
             self.g_node = np.concatenate([self.g_node, nd])
             self.g_birth = np.concatenate([self.g_birth, br])
             self.g_cur = np.concatenate([self.g_cur, cur])
+
+
+def _unique_below(keys, bound):
+    """``np.unique(keys, return_inverse=True)`` for integers in ``[0, bound)``, by
+    marking them in a table of ``bound`` flags instead of sorting: the same sorted values
+    and positions."""
+    present = np.zeros(bound, dtype=bool)
+    present[keys] = True
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[keys]
 
 
 def run_starts(sorted_ids):

@@ -47,3 +47,14 @@ def test_growth_take_equals_fancy_indexing(dim, n, n_trees, lifetime, seed, monk
     slow = sample_mondrian_trees(X, n_trees, lifetime, random_state=seed)
     for f in _FIELDS:
         np.testing.assert_array_equal(getattr(fast, f), getattr(slow, f), err_msg=f)
+
+
+@pytest.mark.parametrize("bound, size", [(1, 5), (2, 1), (10, 30), (5000, 300), (64, 0)])
+def test_unique_below_is_numpys_unique(bound, size):
+    from mondrian_core.tree_extension import _unique_below
+
+    keys = np.random.default_rng(bound + size).integers(0, bound, size)
+    values, inverse = _unique_below(keys, bound)
+    expected, expected_inverse = np.unique(keys, return_inverse=True)
+    assert np.array_equal(values, expected)
+    assert np.array_equal(inverse, expected_inverse)

@@ -140,8 +140,9 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
     """
     sizes = np.array([a.size for a in axes])
     dim = sizes.size
-    # one searchsorted for every proposal when all axes are the same (a square grid)
+    # one lookup for every proposal when all axes are the same (a square grid)
     same_axes = all(a.size == axes[0].size and np.array_equal(a, axes[0]) for a in axes)
+    last_below = _last_at_or_below_finder(axes[0]) if same_axes else None
     k = n_trees
     # every node's state in two arrays, gathered with np.take (several times faster than
     # fancy indexing of rows) when nodes retire or split: ints (tree, first index per
@@ -192,18 +193,24 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
         d = np.zeros(k, dtype=np.int64)
         for c in below_u:  # the axes whose cumulative side is at most u, at most D - 1
             d += c <= u
-        bad = np.choose(d, sides) <= 0
-        if bad.any():
-            d[bad] = np.argmax(np.column_stack(sides)[bad], axis=1)
         flat_f, flat_i = floats.ravel(), ints.ravel()
         at = rows * width + 1 + d  # (row, lower coordinate / first index of axis d)
         a, b = flat_f[at], flat_f[at + dim]
-        loc = a + rng.random(k) * (b - a)
+        side = b - a  # sides[d], the same subtraction
+        # u at the very top of its range can pick an axis of side 0 (rounding): the
+        # widest axis instead
+        bad = side <= 0
+        if bad.any():
+            d[bad] = np.argmax(np.column_stack(sides)[bad], axis=1)
+            at = rows * width + 1 + d
+            a, b = flat_f[at], flat_f[at + dim]
+            side = b - a
+        loc = a + rng.random(k) * side
         # the last grid index at or below loc on axis d: loc falls below the node's points
         # (loc < coord[first]) iff it is below first, above them (loc >= coord[last]) iff
         # it is at least last, and else splits them after it
         if same_axes:
-            split_at = np.searchsorted(axes[0], loc, side="right") - 1
+            split_at = last_below(loc)
         else:
             split_at = np.empty(k, dtype=np.int64)
             for j in range(dim):
@@ -223,15 +230,40 @@ def _grid_mondrian_leaves(axes, lifetime, n_trees, rng):
         slot = np.cumsum(reps) - reps
         take = np.repeat(rows, reps)
         ints, floats = np.take(ints, take, axis=0), np.take(floats, take, axis=0)
-        left = slot[ci]
-        right = left + 1
-        ints[left, 1 + dim + axis] = split_at  # the left child's last index
-        floats[left, 1 + dim + axis] = loc_c  # its upper coordinate
-        ints[right, 1 + axis] = split_at + 1  # the right child's first index
-        floats[right, 1 + axis] = loc_c  # its lower coordinate
+        # (left child, first index / lower coordinate of the cut axis), flat; the right
+        # child is the next row
+        at = slot[ci] * width + 1 + axis
+        flat_f, flat_i = floats.ravel(), ints.ravel()
+        flat_i[at + dim] = split_at  # the left child's last index
+        flat_f[at + dim] = loc_c  # its upper coordinate
+        flat_i[at + width] = split_at + 1  # the right child's first index
+        flat_f[at + width] = loc_c  # its lower coordinate
     rng.integers(2**63 - 1)  # MondrianFeatures.fit's extension seed (tested: the same draw)
     retired = np.concatenate(leaves)
     return retired[:, 0], retired[:, 1:1 + dim], retired[:, 1 + dim:]
+
+
+def _last_at_or_below_finder(axis):
+    """A function of ``loc`` giving ``np.searchsorted(axis, loc, side="right") - 1``, the
+    last index of ``axis`` at or below each ``loc``. On an evenly spaced axis the
+    index is guessed from the spacing and corrected by one comparison on each side (the
+    guess is off by at most one: rounding), several times faster than a binary search."""
+    n = axis.size
+    if n > 2:
+        step = np.diff(axis)
+        even = np.all(np.abs(step - step.mean()) <= 1e-9 * step.mean())
+    else:
+        even = n == 2 and axis[1] > axis[0]
+    if not even:
+        return lambda loc: np.searchsorted(axis, loc, side="right") - 1
+    scale = (n - 1) / (axis[-1] - axis[0])
+
+    def last_at_or_below(loc):
+        guess = ((loc - axis[0]) * scale).astype(np.int64)
+        np.clip(guess, 0, n - 2, out=guess)
+        return guess + (np.take(axis, guess + 1) <= loc) - (np.take(axis, guess) > loc)
+
+    return last_at_or_below
 
 
 def _box_index(sizes, first, last):
@@ -278,8 +310,14 @@ def _grid_shared_counts(sizes, leaves, counts, boxes):
     key = _box_index(sizes, first, last) * n_counts + np.searchsorted(counts, tree_of,
                                                                         side="right")
     shape = [s for s in reversed(sizes) for _ in range(2)] + [n_counts]
-    # a pair shares a leaf in at most counts[-1] trees
-    dtype = np.int16 if counts[-1] < 2**15 else np.int64
+    # A box lies in at most one leaf of a tree, so its count in a bucket is at most the
+    # bucket's trees. The running sums' partial values (leaves meeting some of the
+    # conditions) can be far larger, but integer addition wraps modulo 2^bits and every
+    # final value is below it: the narrowest type holding the largest bucket gives the
+    # exact counts, in fewer bytes to sum (uint8 at the page's defaults, buckets of at
+    # most 200 trees: half the traffic of int16).
+    largest = int(np.diff(counts, prepend=0).max())
+    dtype = np.uint8 if largest < 2**8 else np.int16 if largest < 2**15 else np.int64
     hist = np.zeros(shape, dtype=dtype)
     key, number = np.unique(key, return_counts=True)
     hist.ravel()[key] = number
@@ -291,8 +329,9 @@ def _grid_shared_counts(sizes, leaves, counts, boxes):
     hist = np.ascontiguousarray(np.moveaxis(hist, -2, 0))
     _running_sum(hist, 0, backward=True)
     rest, b0 = np.divmod(boxes, sizes[0])  # the boxes' places in the moved layout
-    shared = np.take(hist.reshape(-1, n_counts), b0 * (hist[0].size // n_counts) + rest,
-                     axis=0).T.copy()
+    shared = np.ascontiguousarray(  # up to counts[-1] trees: widened
+        np.take(hist.reshape(-1, n_counts), b0 * (hist[0].size // n_counts) + rest, axis=0).T,
+        dtype=np.int16 if counts[-1] < 2**15 else np.int64)
     _running_sum(shared, 0)  # the buckets: trees below each count
     return shared
 
@@ -1093,9 +1132,18 @@ def kernel_slice(lifetime, counts, x0=(0.5, 0.5), n_grid=301, random_state=None)
     i0 = int(np.argmin(np.abs(s - x0[0])))
     line[i0, 0] = x0[0]
     laplace = np.exp(-lifetime * np.abs(s - x0[0]))
-    est = {int(m): Km[i0] for m, Km in
-           cumulative_kernels(METHODS[0], line, None, lifetime, counts, random_state)}
-    return s, laplace, est
+    return s, laplace, _kernel_row(line, i0, lifetime, counts, random_state)
+
+
+def _kernel_row(X, i, lifetime, counts, random_state):
+    """Row ``i`` of :func:`cumulative_kernels`' Mondrian kernels of ``X`` with itself,
+    ``{m: K_m[i]}``, the same numbers: in how many of the first m trees each point shares
+    ``X[i]``'s cell, over m (one comparison per tree instead of every pair's count)."""
+    counts = check_counts(counts, "feature counts")
+    est = MondrianFeatures(lifetime, int(counts[-1]), check_random_state(random_state)).fit(X)
+    cells = block_one_hot_columns(est.transform(X))
+    shared = np.cumsum(cells == cells[i], axis=1)  # trees among the first m sharing the cell
+    return {int(m): shared[:, m - 1] / m for m in counts}
 
 
 def serpentine_order(X, n_strips=None) -> np.ndarray:

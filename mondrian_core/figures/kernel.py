@@ -7,7 +7,8 @@ error vs non-zero features) and Figure 6 (test RMSE vs non-zero features).
 Each figure is written as one dict (its traces, layout and frames) and handed to
 ``go.Figure`` once: plotly validates every property once, where building a figure
 trace by trace and update by update validates each again (a page of new links spent a
-fifth of its time there).
+fifth of its time there). Each builder is marked ``validated_once``, so the page's float32
+copy for the wire (``explorer_ui.figure_cache.slim``) is not validated a second time.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import band_dict, figure_builder
+from mondrian_core.figures._parts import band_dict, figure_builder, validated_once
 from mondrian_core.figures.theme import (
     BLACK,
     DIVERGING,
@@ -66,6 +67,7 @@ def _row_grid(cols: int, spacing: float) -> dict:
     return grid.layout.to_plotly_json()
 
 
+@validated_once
 @figure_builder
 def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, n_trees=None,
                            height=430) -> go.Figure:
@@ -142,6 +144,7 @@ def kernel_heatmaps_figure(K_laplace, K_mondrian, order=None, *, lifetime=None, 
     return _figure(data, layout, title=title, height=height)
 
 
+@validated_once
 @figure_builder
 def kernel_slice_figure(s, laplace, estimates, *, x0=0.5, lifetime=None,
                         height=470) -> go.Figure:
@@ -201,6 +204,7 @@ def _slice_title(m, lifetime):
     return f"Slice k(x₀, x) through x₀: Mondrian with M = {m} trees{lt}"
 
 
+@validated_once
 @figure_builder
 def laplace_link_figure(laplace, fraction, n_trees, *, height=420) -> go.Figure:
     """Plot the fraction of trees sharing a cell against exp(-λ‖x−x′‖₁).
@@ -282,6 +286,7 @@ def _error_traces_layout(curves):
     return data, layout
 
 
+@validated_once
 @figure_builder
 def kernel_error_figure(curves, *, height=460) -> go.Figure:
     """Draw the paper's Figure 5: max |error| against non-zero features per point.
@@ -306,6 +311,7 @@ def kernel_error_figure(curves, *, height=460) -> go.Figure:
                           f"mean ± s.d., {n_rep} repetitions)"))
 
 
+@validated_once
 @figure_builder
 def uniform_error_figure(curves, *, height=420) -> go.Figure:
     """Draw Proposition 2: the largest error over a grid of the square against ``M``.
@@ -339,6 +345,7 @@ def uniform_error_figure(curves, *, height=420) -> go.Figure:
                           f"λ = {curves.lifetime:g}, {errors.shape[0]} draws"))
 
 
+@validated_once
 @figure_builder
 def ridge_rmse_figure(curves, *, dataset_name="", height=500) -> go.Figure:
     """Draw the paper's Figure 6: test RMSE against non-zero features per point.
