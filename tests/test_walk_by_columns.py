@@ -85,3 +85,17 @@ def test_regressor_predicts_the_numbers_of_the_row_loop(smoothing):
     ref_mean, ref_std = _predict_by_rows(forest, T)
     np.testing.assert_array_equal(mean, ref_mean)
     np.testing.assert_array_equal(std, ref_std)
+
+
+def test_classifier_takes_the_whole_forest_table_unless_the_forest_is_large():
+    from mondrian_core.forest import estimators
+    rng = np.random.default_rng(11)
+    X = rng.uniform(-1, 1, (300, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    clf = MondrianForestClassifier(10, 4.0, random_state=11).partial_fit(X, y, classes=[0, 1])
+    few, many = X[:3], rng.uniform(-1, 1, (90, 2))
+    assert 3 * 10 * estimators.NODES_PER_PATH <= clf.trees_.n_nodes < 900 * estimators.NODES_PER_PATH
+    clf.predict_proba(few)
+    assert "distributions" not in clf._memo       # along the few points' paths
+    clf.predict_proba(many)
+    assert "distributions" in clf._memo           # every node's, kept until the next update
