@@ -243,3 +243,16 @@ def test_the_uncertainty_maps_as_before():
     for X_train in (data.X[inside], None):
         _same(uncertainty_maps_figure(maps, X_train),
               _reference_uncertainty_maps_figure(maps, X_train))
+
+
+@pytest.mark.parametrize("layout", [
+    {"height": 470, "margin": {"t": 85}, "legend": {"font": {"size": 11}}},
+    {"height": 300},                        # the template's top margin
+    {"margin": {"t": None, "l": 5}},       # plotly's default height
+])
+def test_legend_below_as_a_layout_dict_is_legend_below(layout):
+    from mondrian_core.figures.theme import legend_below_layout, styled_layout
+    layout = styled_layout(layout, title="t")
+    trace = dict(type="scatter", x=[0, 1], y=[1, 0], name="a")
+    _same(go.Figure(data=[trace], layout=legend_below_layout(layout, gap=45, legend_height=50)),
+          legend_below(go.Figure(data=[trace], layout=layout), gap=45, legend_height=50))

@@ -25,6 +25,7 @@ from mondrian_core.figures.theme import (
     SERIES,
     YELLOW,
     legend_below,
+    legend_below_layout,
     styled,
     styled_layout,
 )
@@ -231,7 +232,8 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
     layout = styled_layout(dict(xaxis=xaxis, yaxis=yaxis, margin=dict(t=40)),
                            title="Tree 1 of the forest: its cells and splits", height=height)
     # below the plot, not beside it: beside, the legend takes a third of a narrow column
-    return legend_below(go.Figure(data=traces, layout=layout), gap=80, legend_height=40)
+    return go.Figure(data=traces,
+                     layout=legend_below_layout(layout, gap=80, legend_height=40))
 
 
 @validated_once
@@ -262,7 +264,8 @@ def online_scores(run, step=None, *, height=420) -> go.Figure:
                                 yaxis=dict(title=dict(text=run.score_name))),
                            title="Online forest vs retrained forests", height=height)
     # below, one name per row: inside the plot the legend hid the first batches' scores
-    return legend_below(go.Figure(data=traces, layout=layout), gap=62, legend_height=66)
+    return go.Figure(data=traces,
+                     layout=legend_below_layout(layout, gap=62, legend_height=66))
 
 
 @validated_once
@@ -347,5 +350,6 @@ def operation_counts(run, step, *, height=420) -> go.Figure:
                                 yaxis=dict(title=dict(text="(point, tree) pairs"))),
                            title="Operations per batch, all trees", height=height)
     # below the axis title, one operation per row (the column is narrow)
-    return legend_below(go.Figure(data=traces, layout=layout), gap=62, legend_height=80)
+    return go.Figure(data=traces,
+                     layout=legend_below_layout(layout, gap=62, legend_height=80))
 
