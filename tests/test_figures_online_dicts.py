@@ -7,16 +7,22 @@ import json
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from plotly.subplots import make_subplots
 
 from mondrian_core import datasets
 from mondrian_core.experiments.grids import padded_box
-from mondrian_core.experiments.online import online_kernel_forest, online_run
+from mondrian_core.experiments.online import (
+    online_kernel_forest,
+    online_run,
+    uncertainty_maps_in_region,
+)
 from mondrian_core.figures._parts import band, polyline, rectangles, subplots
 from mondrian_core.figures.forest import (
     OPERATION_COLOURS,
     online_scores,
     operation_counts,
     tree_partition,
+    uncertainty_maps_figure,
 )
 from mondrian_core.figures.online import stream_fits_figure
 from mondrian_core.figures.theme import (
@@ -161,6 +167,32 @@ def _reference_stream_fits_figure(stream, step, *, height=470) -> go.Figure:
     return legend_below(fig, gap=45, legend_height=50)
 
 
+def _reference_uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
+    names = list(maps.std)
+    zmax = float(max(v.max() for v in maps.std.values()))
+    fig = make_subplots(rows=1, cols=len(names), shared_yaxes=True, horizontal_spacing=0.03,
+                        subplot_titles=names)
+    for col, name in enumerate(names, start=1):
+        fig.add_trace(go.Heatmap(
+            x=maps.grid_x, y=maps.grid_y, z=maps.std[name], zmin=0, zmax=zmax,
+            colorscale=SEQUENTIAL, showscale=col == len(names),
+            colorbar=dict(title="std"),
+            hovertemplate="x1 %{x:.2f}<br>x2 %{y:.2f}<br>std %{z:.3f}<extra></extra>"),
+            row=1, col=col)
+        lo, up = maps.train_box
+        fig.add_shape(type="rect", x0=lo[0], y0=lo[1], x1=up[0], y1=up[1],
+                      line=dict(color=YELLOW, width=2.5, dash="dash"), row=1, col=col)
+        if X_train is not None:
+            fig.add_trace(go.Scatter(x=X_train[:, 0], y=X_train[:, 1], mode="markers",
+                                     marker=dict(size=3, color=YELLOW), showlegend=False,
+                                     hoverinfo="skip"), row=1, col=col)
+        fig.update_xaxes(title="x1", row=1, col=col, range=[maps.grid_x[0], maps.grid_x[-1]])
+    fig.update_yaxes(title="x2", row=1, col=1, range=[maps.grid_y[0], maps.grid_y[-1]])
+    fig.update_annotations(yshift=6, font=dict(size=13))  # subplot titles clear of the frame
+    return styled(fig, title="Standard deviation of the prediction (training region dashed)",
+                  height=height)
+
+
 def _same(built, reference):
     assert json.loads(built.to_json()) == json.loads(reference.to_json())
 
@@ -201,3 +233,26 @@ def test_the_stream_as_before(with_truth):
                                 random_state=0)
     for step in (0, 2):
         _same(stream_fits_figure(fits, step), _reference_stream_fits_figure(fits, step))
+
+
+def test_the_uncertainty_maps_as_before():
+    data = datasets.regression_surface_2d(80, random_state=4)
+    maps, inside = uncertainty_maps_in_region(data.X, data.y, ((0.0, 0.0), (0.5, 1.0)),
+                                              resolution=12, n_estimators=3, lifetime=3.0,
+                                              random_state=5)
+    for X_train in (data.X[inside], None):
+        _same(uncertainty_maps_figure(maps, X_train),
+              _reference_uncertainty_maps_figure(maps, X_train))
+
+
+@pytest.mark.parametrize("layout", [
+    {"height": 470, "margin": {"t": 85}, "legend": {"font": {"size": 11}}},
+    {"height": 300},                        # the template's top margin
+    {"margin": {"t": None, "l": 5}},       # plotly's default height
+])
+def test_legend_below_as_a_layout_dict_is_legend_below(layout):
+    from mondrian_core.figures.theme import legend_below_layout, styled_layout
+    layout = styled_layout(layout, title="t")
+    trace = dict(type="scatter", x=[0, 1], y=[1, 0], name="a")
+    _same(go.Figure(data=[trace], layout=legend_below_layout(layout, gap=45, legend_height=50)),
+          legend_below(go.Figure(data=[trace], layout=layout), gap=45, legend_height=50))

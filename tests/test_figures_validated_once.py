@@ -15,7 +15,11 @@ from mondrian_core.experiments.inference import (
     coverage_summary,
     risk_vs_n,
 )
-from mondrian_core.experiments.online import online_kernel_forest, online_run
+from mondrian_core.experiments.online import (
+    online_kernel_forest,
+    online_run,
+    uncertainty_maps_in_region,
+)
 from mondrian_core.figures import forest, gp, inference, online
 from mondrian_core.figures.describe import chart_label, describe_figure, figure_csv
 from mondrian_core.figures.theme import for_display
@@ -57,6 +61,11 @@ def _online_figures():
         online_kernel_forest(stream.X, stream.y, grid=grid, batch_size=20, n_trees=3,
                              lifetime=5.0, noise_variance=0.01, prior_variance=1.0,
                              f=np.sin(grid), left_to_right=True, random_state=0), 1)
+    surface = datasets.regression_surface_2d(60, random_state=4)
+    maps, inside = uncertainty_maps_in_region(surface.X, surface.y, ((0.0, 0.0), (0.5, 1.0)),
+                                              resolution=10, n_estimators=3, lifetime=3.0,
+                                              random_state=5)
+    yield forest.uncertainty_maps_figure(maps, surface.X[inside])
 
 
 def test_the_marked_builders():
@@ -65,7 +74,7 @@ def test_the_marked_builders():
     assert marked == {"posterior_panels_figure", "kernel_heatmaps_figure", "kernel_pca_figure",
                       "coverage_stack_figure", "clt_figure", "rates_figure",
                       "tree_partition", "online_scores", "operation_counts",
-                      "stream_fits_figure"}
+                      "stream_fits_figure", "uncertainty_maps_figure"}
 
 
 @pytest.mark.parametrize("fig", [*_gp_figures(), *_inference_figures(), *_online_figures()])

@@ -292,6 +292,7 @@ def _hand_tree():
 def test_classifier_matches_hand_computed_kneser_ney(along_paths, monkeypatch):
     # few points: distributions along their paths only; or every node's first
     monkeypatch.setattr(estimators, "ALONG_PATHS", 10**9 if along_paths else 0)
+    monkeypatch.setattr(estimators, "NODES_PER_PATH", 0)
     clf = _hand_tree()
     # root: counts = tables of the children = [1, 1] + [0, 1] = [1, 2]; tab = [1, 1]
     d_root = math.exp(-1.0 * (0.5 - 0.0))
@@ -343,6 +344,7 @@ def test_classifier_along_paths_equals_the_whole_forest(discount_rate, monkeypat
     clf.fit(X[:150], y[:150]).partial_fit(X[150:160], y[150:160])
     points = np.vstack([X[160:200], [[-2.0, 0.5], [0.5, 3.0], [1e3, -1e3]]])  # some far out
     monkeypatch.setattr(estimators, "ALONG_PATHS", 10**9)
+    monkeypatch.setattr(estimators, "NODES_PER_PATH", 0)
     along = clf.predict_proba(points)
     assert "distributions" not in clf._memo  # nothing kept: the next update changes it
     # the walk in several groups of trees (as for many points): each starts at its roots

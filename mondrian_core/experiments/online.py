@@ -433,11 +433,21 @@ def uncertainty_maps(X, y, *, train_lower, train_upper, grid_lower, grid_upper, 
     means, stds = {"Mondrian forest": mean}, {"Mondrian forest": std}
     for name, est in _baselines("regression", n_estimators, seed).items():
         fit_forest(est, Xt, yt)
-        per_tree = np.stack([t.predict(G) for t in est.estimators_])
+        per_tree = _tree_predictions(est, G)
         means[name], stds[name] = per_tree.mean(axis=0), per_tree.std(axis=0)
     shape = (resolution, resolution)
     return UncertaintyMaps(gx, gy, {k: v.reshape(shape) for k, v in stds.items()},
                            {k: v.reshape(shape) for k, v in means.items()}, np.stack([lo, up]))
+
+
+def _tree_predictions(forest, X) -> np.ndarray:
+    """Every tree's prediction of a fitted one-output scikit-learn regression forest.
+
+    ``tree.predict`` checks its input and converts it to float32 for each tree (a
+    twentieth of a map's time over 20 trees); the compiled ``tree_.predict`` on the
+    float32 input once gives the same numbers (tested against ``tree.predict``)."""
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    return np.stack([tree.tree_.predict(X32)[:, 0] for tree in forest.estimators_])
 
 
 class OnlineKernelRidge:

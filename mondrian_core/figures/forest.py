@@ -8,7 +8,14 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mondrian_core.figures._parts import figure_builder, polyline, rectangles, validated_once
+from mondrian_core.figures._parts import (
+    axis_key,
+    figure_builder,
+    polyline,
+    rectangles,
+    subplots_layout,
+    validated_once,
+)
 from mondrian_core.figures.theme import (
     BLACK,
     BLUE,
@@ -18,6 +25,7 @@ from mondrian_core.figures.theme import (
     SERIES,
     YELLOW,
     legend_below,
+    legend_below_layout,
     styled,
     styled_layout,
 )
@@ -224,7 +232,8 @@ def tree_partition(snapshot, X_seen, y_seen, *, task="classification", box=None,
     layout = styled_layout(dict(xaxis=xaxis, yaxis=yaxis, margin=dict(t=40)),
                            title="Tree 1 of the forest: its cells and splits", height=height)
     # below the plot, not beside it: beside, the legend takes a third of a narrow column
-    return legend_below(go.Figure(data=traces, layout=layout), gap=80, legend_height=40)
+    return go.Figure(data=traces,
+                     layout=legend_below_layout(layout, gap=80, legend_height=40))
 
 
 @validated_once
@@ -255,9 +264,11 @@ def online_scores(run, step=None, *, height=420) -> go.Figure:
                                 yaxis=dict(title=dict(text=run.score_name))),
                            title="Online forest vs retrained forests", height=height)
     # below, one name per row: inside the plot the legend hid the first batches' scores
-    return legend_below(go.Figure(data=traces, layout=layout), gap=62, legend_height=66)
+    return go.Figure(data=traces,
+                     layout=legend_below_layout(layout, gap=62, legend_height=66))
 
 
+@validated_once
 @figure_builder
 def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
     """Map each method's predictive standard deviation over the grid.
@@ -279,27 +290,36 @@ def uncertainty_maps_figure(maps, X_train=None, *, height=430) -> go.Figure:
     """
     names = list(maps.std)
     zmax = float(max(v.max() for v in maps.std.values()))
-    fig = make_subplots(rows=1, cols=len(names), shared_yaxes=True, horizontal_spacing=0.03,
-                        subplot_titles=names)
+    layout, cells = subplots_layout(rows=1, cols=len(names), shared_yaxes=True,
+                                    horizontal_spacing=0.03, subplot_titles=names)
+    lo, up = maps.train_box
+    # dicts, validated once in one go.Figure (graph objects validate at every step: the
+    # three 90 x 90 heat maps were most of a new link's figure time)
+    traces, shapes = [], []
     for col, name in enumerate(names, start=1):
-        fig.add_trace(go.Heatmap(
-            x=maps.grid_x, y=maps.grid_y, z=maps.std[name], zmin=0, zmax=zmax,
-            colorscale=SEQUENTIAL, showscale=col == len(names),
-            colorbar=dict(title="std"),
-            hovertemplate="x1 %{x:.2f}<br>x2 %{y:.2f}<br>std %{z:.3f}<extra></extra>"),
-            row=1, col=col)
-        lo, up = maps.train_box
-        fig.add_shape(type="rect", x0=lo[0], y0=lo[1], x1=up[0], y1=up[1],
-                      line=dict(color=YELLOW, width=2.5, dash="dash"), row=1, col=col)
+        axes = cells[0][col - 1]
+        traces.append(dict(
+            type="heatmap", x=maps.grid_x, y=maps.grid_y, z=maps.std[name], zmin=0, zmax=zmax,
+            colorscale=SEQUENTIAL, showscale=col == len(names), colorbar=dict(title="std"),
+            hovertemplate="x1 %{x:.2f}<br>x2 %{y:.2f}<br>std %{z:.3f}<extra></extra>", **axes))
+        shapes.append(dict(type="rect", x0=lo[0], y0=lo[1], x1=up[0], y1=up[1],
+                           line=dict(color=YELLOW, width=2.5, dash="dash"),
+                           xref=axes["xaxis"], yref=axes["yaxis"]))
         if X_train is not None:
-            fig.add_trace(go.Scatter(x=X_train[:, 0], y=X_train[:, 1], mode="markers",
-                                     marker=dict(size=3, color=YELLOW), showlegend=False,
-                                     hoverinfo="skip"), row=1, col=col)
-        fig.update_xaxes(title="x1", row=1, col=col, range=[maps.grid_x[0], maps.grid_x[-1]])
-    fig.update_yaxes(title="x2", row=1, col=1, range=[maps.grid_y[0], maps.grid_y[-1]])
-    fig.update_annotations(yshift=6, font=dict(size=13))  # subplot titles clear of the frame
-    return styled(fig, title="Standard deviation of the prediction (training region dashed)",
-                  height=height)
+            traces.append(dict(type="scatter", x=X_train[:, 0], y=X_train[:, 1], mode="markers",
+                               marker=dict(size=3, color=YELLOW), showlegend=False,
+                               hoverinfo="skip", **axes))
+        layout[axis_key(axes["xaxis"])].update(title=dict(text="x1"),
+                                               range=[maps.grid_x[0], maps.grid_x[-1]])
+    layout[axis_key(cells[0][0]["yaxis"])].update(title=dict(text="x2"),
+                                                  range=[maps.grid_y[0], maps.grid_y[-1]])
+    layout["shapes"] = shapes
+    for a in layout.get("annotations", ()):  # subplot titles clear of the frame
+        a["yshift"] = 6
+        a.setdefault("font", {})["size"] = 13
+    layout = styled_layout(layout, title="Standard deviation of the prediction (training "
+                           "region dashed)", height=height)
+    return go.Figure(data=traces, layout=layout)
 
 
 @validated_once
@@ -330,5 +350,6 @@ def operation_counts(run, step, *, height=420) -> go.Figure:
                                 yaxis=dict(title=dict(text="(point, tree) pairs"))),
                            title="Operations per batch, all trees", height=height)
     # below the axis title, one operation per row (the column is narrow)
-    return legend_below(go.Figure(data=traces, layout=layout), gap=62, legend_height=80)
+    return go.Figure(data=traces,
+                     layout=legend_below_layout(layout, gap=62, legend_height=80))
 

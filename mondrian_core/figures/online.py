@@ -14,7 +14,15 @@ from mondrian_core.figures._parts import (
     subplots_layout,
     validated_once,
 )
-from mondrian_core.figures.theme import BLACK, BLUE, GREY, RED, YELLOW, legend_below, styled_layout
+from mondrian_core.figures.theme import (
+    BLACK,
+    BLUE,
+    GREY,
+    RED,
+    YELLOW,
+    legend_below_layout,
+    styled_layout,
+)
 
 _BANDS = {BLUE: "rgba(19,86,162,0.18)", RED: "rgba(212,9,32,0.15)"}
 
@@ -88,4 +96,5 @@ def stream_fits_figure(stream, step, *, height=470) -> go.Figure:
     layout["margin"] = dict(t=85)  # the title above the panels' titles
     layout = styled_layout(layout, title=f"The same stream, after {seen} of {len(x)} points",
                            height=height)
-    return legend_below(go.Figure(data=traces, layout=layout), gap=45, legend_height=50)
+    return go.Figure(data=traces,
+                     layout=legend_below_layout(layout, gap=45, legend_height=50))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from mondrian_core._docstrings import docfiller, params
+
 RED = "#D40920"
 BLUE = "#1356A2"
 YELLOW = "#F7D842"
@@ -127,6 +129,35 @@ def legend_below(fig: go.Figure, *, gap: int = 80, legend_height: int = 30) -> g
                       legend=dict(orientation="h", yanchor="top", xanchor="left", x=0,
                                   y=-gap / max(height - top - bottom, 1)))
     return fig
+
+
+
+@docfiller({"legend": params(legend_below.__doc__, "gap", "legend_height")})
+def legend_below_layout(layout: dict, *, gap: int = 80, legend_height: int = 30) -> dict:
+    """Return what :func:`legend_below` sets, written into a layout dict.
+
+    For builders that assemble a figure as dicts and validate it once (``legend_below``
+    on the figure validates its layout again, ~3 ms). Call on the styled layout (it
+    reads the height and the top margin).
+
+    Parameters
+    ----------
+    layout : dict
+        The layout (not changed).
+    %(legend)s
+
+    Returns
+    -------
+    dict
+        A new layout: ``layout`` with the legend below the plot and the bottom margin.
+    """
+    margin = layout.get("margin", {})
+    height = layout.get("height") or 450  # plotly's default height
+    top = margin["t"] if margin.get("t") is not None else TEMPLATE.layout.margin.t
+    bottom = gap + legend_height + 10
+    return {**layout, "margin": {**margin, "b": bottom},
+            "legend": {**layout.get("legend", {}), "orientation": "h", "yanchor": "top",
+                       "xanchor": "left", "x": 0, "y": -gap / max(height - top - bottom, 1)}}
 
 
 # ---------------------------------------------------------------- display variants

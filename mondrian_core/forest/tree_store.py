@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from mondrian_core._docstrings import docfiller, params
 from mondrian_core.tree_extension import Builder, joint_draw
 from mondrian_core.trees import node_boxes, node_reduce
 
@@ -965,3 +966,65 @@ def _write_split(j, node, leaf, xs, ps, lower, upper, stats, D, K):
     for c in range(K):
         stats[node * K + c] = stats[j * K + c] + ps[c]
         stats[leaf * K + c] = ps[c]
+
+
+#: Below this many features :func:`walk_by_columns` adds the per-dimension gaps one
+#: column after the other, as NumPy's row sum of ``walk`` does; from 8 on NumPy sums a
+#: row pairwise, and :func:`walk_by_columns` hands over to :func:`walk` for the same
+#: numbers.
+_SEQUENTIAL_ROW_SUM = 8
+
+
+@docfiller({"walk": params(walk.__doc__, "a", "X", "n_trees", section=True)})
+def walk_by_columns(a: dict, X: np.ndarray, n_trees: int):
+    """:func:`walk` reading the nodes one column at a time: the same records, faster.
+
+    ``walk`` gathers each entry's box (``box[node]``, four values a row in 2-D) and
+    point, then sums the gaps over a short row: on many points (a map's grid) these
+    gathers and the row sum are most of a prediction. Here the point's coordinates
+    and the box's bounds are taken one dimension at a time from flat arrays, and the
+    gaps added in the order of NumPy's row sum, so every record is the same to the bit.
+
+    %(walk)s
+
+    Yields
+    ------
+    tuple of ndarray
+        ``(entry, node, surv, p_branch, z, is_leaf)``, as :func:`walk` yields them.
+    """
+    N, D = X.shape
+    if D >= _SEQUENTIAL_ROW_SUM:
+        yield from walk(a, X, n_trees)
+        return
+    X = np.ascontiguousarray(X, dtype=float)
+    columns = np.ascontiguousarray(X.T)
+    flat = {f: np.ravel(a[f]) for f in ("lower", "upper")}  # views of the store's rows
+    take = {f: (a[f].take if isinstance(a[f], np.ndarray) else a[f].__getitem__)
+            for f in ("span", "is_leaf", "split_dim", "split_loc", "left", "right")}
+    roots = np.asarray(a["roots"])[:n_trees]
+    grown = np.flatnonzero(roots >= 0)
+    per_group = max(1, _WALK_ENTRIES // max(N, 1))  # the groups of walk, in its order
+    for g in range(0, grown.size, per_group):
+        trees = grown[g:g + per_group]
+        entry = (trees[:, None] * N + np.arange(N)[None, :]).reshape(-1)
+        point = entry % N
+        node = np.repeat(roots[trees], N)
+        surv = np.ones(entry.size)
+        while entry.size:
+            row = node * D
+            rate = None
+            with np.errstate(over="ignore"):  # as in walk: z is capped at 1e300 below
+                for d in range(D):
+                    x = columns[d].take(point)
+                    gap = (np.maximum(flat["lower"].take(row + d) - x, 0.0)
+                           + np.maximum(x - flat["upper"].take(row + d), 0.0))
+                    rate = gap if rate is None else rate + gap
+                z = np.minimum(rate * take["span"](node), 1e300)
+            p_branch = -np.expm1(-z)
+            leaf = take["is_leaf"](node)
+            yield entry, node, surv, p_branch, z, leaf
+            go = np.flatnonzero(~leaf)
+            surv = surv[go] * (1.0 - p_branch[go])
+            entry, point, node = entry[go], point[go], node[go]
+            goes_left = X.take(point * D + take["split_dim"](node)) <= take["split_loc"](node)
+            node = np.where(goes_left, take["left"](node), take["right"](node))
