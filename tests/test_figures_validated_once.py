@@ -15,12 +15,21 @@ from mondrian_core.experiments.inference import (
     coverage_summary,
     risk_vs_n,
 )
+from mondrian_core.experiments.kernel_convergence import (
+    feature_counts,
+    kernel_error_curves,
+    kernel_matrices,
+    kernel_slice,
+    laplace_link_pairs,
+    ridge_rmse_curves,
+    uniform_error_curves,
+)
 from mondrian_core.experiments.online import (
     online_kernel_forest,
     online_run,
     uncertainty_maps_in_region,
 )
-from mondrian_core.figures import forest, gp, inference, online
+from mondrian_core.figures import forest, gp, inference, kernel, online
 from mondrian_core.figures.describe import chart_label, describe_figure, figure_csv
 from mondrian_core.figures.theme import for_display
 
@@ -68,17 +77,41 @@ def _online_figures():
     yield forest.uncertainty_maps_figure(maps, surface.X[inside])
 
 
+def _kernel_figures():
+    X = datasets.uniform_box(30, random_state=2).X
+    K_lap, K_mon, order = kernel_matrices(X, 10.0, 5, random_state=3)
+    yield kernel.kernel_heatmaps_figure(K_lap, K_mon, order, lifetime=10.0, n_trees=5)
+    s, lap, est = kernel_slice(10.0, [1, 5, 20], n_grid=41, random_state=0)
+    yield kernel.kernel_slice_figure(s, lap, est, lifetime=10.0)  # with animation frames
+    lap_v, frac, _ = laplace_link_pairs(X, 5.0, 7, n_pairs=40, random_state=5)
+    yield kernel.laplace_link_figure(lap_v, frac, 7)
+    yield kernel.uniform_error_figure(
+        uniform_error_curves(10.0, feature_counts(20), n_grid=5, n_draws=3, random_state=1))
+    yield kernel.kernel_error_figure(
+        kernel_error_curves(X[:20], 10.0, feature_counts(10), 2, random_state=7))
+    data = datasets.load_bundled("diabetes")
+    yield kernel.ridge_rmse_figure(
+        ridge_rmse_curves(data.X[:60], data.y[:60], data.X[60:80], data.y[60:80], 0.3,
+                          feature_counts(5), 2, ridge=1.0, random_state=8),
+        dataset_name="diabetes")
+
+
 def test_the_marked_builders():
-    marked = {name for module in (gp, inference, forest, online) for name in vars(module)
+    marked = {f"{module.__name__.rsplit('.', 1)[1]}.{name}"
+              for module in (gp, inference, forest, online, kernel) for name in vars(module)
               if getattr(getattr(module, name), "validated_once", False)}
-    assert marked == {"posterior_panels_figure", "kernel_heatmaps_figure", "kernel_pca_figure",
-                      "coverage_stack_figure", "clt_figure", "rates_figure",
-                      "tree_partition", "online_scores", "operation_counts",
-                      "stream_fits_figure", "uncertainty_maps_figure"}
+    assert marked == {
+        "gp.posterior_panels_figure", "gp.kernel_heatmaps_figure", "gp.kernel_pca_figure",
+        "inference.coverage_stack_figure", "inference.clt_figure", "inference.rates_figure",
+        "forest.tree_partition", "forest.online_scores", "forest.operation_counts",
+        "forest.uncertainty_maps_figure", "online.stream_fits_figure",
+        *(f"kernel.{name}" for name in kernel.__all__)}
 
 
-@pytest.mark.parametrize("fig", [*_gp_figures(), *_inference_figures(), *_online_figures()])
+@pytest.mark.parametrize("fig", [*_gp_figures(), *_inference_figures(), *_online_figures(),
+                                 *_kernel_figures()])
 def test_slim_without_second_validation_is_the_same_figure(fig):
+    assert len(fig.data) > 0
     checked, once = slim(fig), slim(fig, validate=False)
     assert json.loads(once.to_json()) == json.loads(checked.to_json())
     assert describe_figure(once, "chart") == describe_figure(checked, "chart")
