@@ -628,6 +628,34 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
             If ``X``, ``lifetime`` (must be > 0) or ``n_grids`` is invalid, or the
             grids would need more than ``MAX_DENSE_ENTRIES`` bins or parameters.
         """
+        self._fit_columns(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit to ``X`` and return its features: ``fit(X).transform(X)``, hashing ``X`` once.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            Training points.
+        y : None
+            Ignored; present for scikit-learn's API.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (N, n_bins_)
+            One non-zero ``1/sqrt(n_grids)`` per grid per row.
+
+        Raises
+        ------
+        InputError
+            As :meth:`fit`.
+        """
+        columns = self._fit_columns(X)
+        return one_hot_csr(columns, self.n_bins_, 1.0 / np.sqrt(self.pitch_.shape[0]))
+
+    def _fit_columns(self, X):
+        """Fit, and return each fitted row's column in each grid, ``(N, n_grids)``."""
         lifetime = check_lifetime(self.lifetime, positive=True)
         p = check_count(self.n_grids, "n_grids")
         X = check_points(X, estimator=self)
@@ -651,9 +679,7 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
         self._key_column = np.empty_like(rank)
         self._key_column[rank] = np.arange(rank.size)
         self.n_bins_ = int(self._fitted_keys.size)
-        # the fitted rows' columns, for transform(X) of the same X (no keys to hash again)
-        self._fit_rows = (X.copy(), self._key_column[pos])
-        return self
+        return self._key_column[pos]
 
     def _keys(self, X) -> np.ndarray:
         """(N, P) uint64 hash of (grid, bin coordinates), in chunks of rows (the bin
@@ -700,10 +726,6 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = check_points(X, estimator=self, reset=False)
         check_dense_size(X.shape[0], self.pitch_.shape[0], "matrix of bins")
-        scale = 1.0 / np.sqrt(self.pitch_.shape[0])
-        X_fit, fit_cols = self._fit_rows
-        if X.shape == X_fit.shape and np.array_equal(X, X_fit):
-            return one_hot_csr(fit_cols, self.n_bins_, scale)
         keys = self._keys(X)
         fk = self._fitted_keys
         pos = np.minimum(np.searchsorted(fk, keys), fk.size - 1)
@@ -715,4 +737,4 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
             n_cols = self.n_bins_ + new_keys.size
         else:
             n_cols = self.n_bins_
-        return one_hot_csr(cols, n_cols, scale)
+        return one_hot_csr(cols, n_cols, 1.0 / np.sqrt(self.pitch_.shape[0]))

@@ -428,12 +428,12 @@ def cumulative_kernels(method, X, Y, lifetime, counts, random_state=None):
             yield m, acc * (2.0 / m)
         return
     if method == METHODS[0]:
-        est = MondrianFeatures(lifetime, top, rng).fit(X)
+        est = MondrianFeatures(lifetime, top, rng)
     elif method == METHODS[1]:
-        est = RandomBinningFeatures(lifetime, top, rng).fit(X)
+        est = RandomBinningFeatures(lifetime, top, rng)
     else:
         raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
-    ca = block_one_hot_columns(est.transform(X))
+    ca = block_one_hot_columns(est.fit_transform(X))
     if same:
         cb = ca
     else:
@@ -701,14 +701,15 @@ def _member_features(method, X_train, X_test, lifetime, counts, rng):
         rff = RandomFourierFeatures(lifetime, top, rng).fit(X_train)
         return rff.transform(X_train), rff.transform(X_test), counts, top, None
     if method == METHODS[0]:
-        est = MondrianFeatures(lifetime, top, rng).fit(X_train)
+        est = MondrianFeatures(lifetime, top, rng)
+        Z_tr = est.fit_transform(X_train)
         n_fitted = est.n_cells()
     elif method == METHODS[1]:
-        est = RandomBinningFeatures(lifetime, top, rng).fit(X_train)
+        est = RandomBinningFeatures(lifetime, top, rng)
+        Z_tr = est.fit_transform(X_train)  # hashes the training rows once
         n_fitted = est.n_bins_
     else:
         raise InputError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
-    Z_tr = est.transform(X_train)
     Z_te = est.transform(X_test)
     cells = block_one_hot_columns(Z_tr), block_one_hot_columns(Z_te)
     # columns are grouped by member: member b's columns end at the largest
