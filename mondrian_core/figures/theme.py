@@ -122,14 +122,20 @@ def legend_below(fig: go.Figure, *, gap: int = 80, legend_height: int = 30) -> g
     plotly.graph_objects.Figure
         ``fig``.
     """
-    height = fig.layout.height or 450  # plotly's default height
-    top = fig.layout.margin.t if fig.layout.margin.t is not None else TEMPLATE.layout.margin.t
-    bottom = gap + legend_height + 10
-    fig.update_layout(margin=dict(b=bottom),
-                      legend=dict(orientation="h", yanchor="top", xanchor="left", x=0,
-                                  y=-gap / max(height - top - bottom, 1)))
+    bottom, legend = _legend_placement(fig.layout.height, fig.layout.margin.t, gap,
+                                       legend_height)
+    fig.update_layout(margin=dict(b=bottom), legend=legend)
     return fig
 
+
+def _legend_placement(height, top, gap, legend_height):
+    """The bottom margin and the legend's placement of :func:`legend_below`, for a figure
+    of ``height`` (None: plotly's default) and top margin ``top`` (None: the template's)."""
+    height = height or 450  # plotly's default height
+    top = top if top is not None else TEMPLATE.layout.margin.t
+    bottom = gap + legend_height + 10
+    return bottom, dict(orientation="h", yanchor="top", xanchor="left", x=0,
+                        y=-gap / max(height - top - bottom, 1))
 
 
 @docfiller({"legend": params(legend_below.__doc__, "gap", "legend_height")})
@@ -152,12 +158,10 @@ def legend_below_layout(layout: dict, *, gap: int = 80, legend_height: int = 30)
         A new layout: ``layout`` with the legend below the plot and the bottom margin.
     """
     margin = layout.get("margin", {})
-    height = layout.get("height") or 450  # plotly's default height
-    top = margin["t"] if margin.get("t") is not None else TEMPLATE.layout.margin.t
-    bottom = gap + legend_height + 10
+    bottom, legend = _legend_placement(layout.get("height"), margin.get("t"), gap,
+                                       legend_height)
     return {**layout, "margin": {**margin, "b": bottom},
-            "legend": {**layout.get("legend", {}), "orientation": "h", "yanchor": "top",
-                       "xanchor": "left", "x": 0, "y": -gap / max(height - top - bottom, 1)}}
+            "legend": {**layout.get("legend", {}), **legend}}
 
 
 # ---------------------------------------------------------------- display variants
