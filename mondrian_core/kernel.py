@@ -19,6 +19,7 @@ from scipy.spatial.distance import cdist
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mondrian_core._docstrings import docfiller, params
 from mondrian_core._linalg import one_hot_csr
 from mondrian_core._validation import (
     MAX_DENSE_ENTRIES,
@@ -631,15 +632,13 @@ class RandomBinningFeatures(TransformerMixin, BaseEstimator):
         self._fit_columns(X)
         return self
 
+    @docfiller({"fit": params(fit.__doc__, "X", "y")})
     def fit_transform(self, X, y=None):
         """Fit to ``X`` and return its features: ``fit(X).transform(X)``, hashing ``X`` once.
 
         Parameters
         ----------
-        X : array-like of shape (N, D)
-            Training points.
-        y : None
-            Ignored; present for scikit-learn's API.
+        %(fit)s
 
         Returns
         -------
