@@ -21,7 +21,18 @@ import pytest
 from scipy import stats
 
 import mondrian_core as mc
-from mondrian_core.forest import amf, tree_store
+from mondrian_core.forest import _amf_jit, amf, tree_store
+
+
+@pytest.fixture(params=["compiled", "python"], autouse=True)
+def engine(request, monkeypatch):
+    """Every test runs on both engines: the compiled per-point kernels (numba) and the
+    Python path (without numba, or ``MONDRIAN_CORE_JIT=0``)."""
+    if request.param == "python":
+        monkeypatch.setattr(_amf_jit, "_kernels", False)
+    elif _amf_jit.kernels() is None:
+        pytest.skip("numba is not installed (or MONDRIAN_CORE_JIT=0)")
+    return request.param
 
 
 def leaf_path(model, tree, x):

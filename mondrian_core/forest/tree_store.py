@@ -98,6 +98,17 @@ class TreeStore:
             data[f][:n] = arr[:n]
         self._data = data
 
+    def reserve(self, k: int) -> None:
+        """Make room for ``k`` more nodes without moving the arrays again.
+
+        Parameters
+        ----------
+        k : int
+            How many nodes will be added.
+        """
+        if self._n + k > self._data["tree"].shape[0]:
+            self._allocate(max(2 * (self._n + k), 16))
+
     def _append(self, **fields) -> np.ndarray:
         """Append nodes (scalars broadcast); returns their ids."""
         k = max(np.shape(v)[0] for f, v in fields.items()
