@@ -11,10 +11,12 @@ min-max scaled to [0, 1] as River's documentation asks.
    breast cancer data (classification, D = 30, shuffled per seed).
 2. Throughput (points per CPU second of this process; the machine is shared, so the
    ratios are what to compare, each set-up run in turns with River's and the best
-   kept): ``partial_fit`` one point per call, ``partial_fit`` on mini-batches of 100,
-   and test-then-train one point at a time; River's ``learn_one`` /
-   ``predict_one`` per point.
-3. Where the time goes: a profile of test-then-train, by function.
+   kept), on two moons and on the doppler stream: ``partial_fit`` one point per call,
+   ``partial_fit`` on mini-batches of 100, and test-then-train one point at a time;
+   River's ``learn_one`` / ``predict_one`` per point. "Without numba" is the same code
+   with the compiled kernels turned off (its Python path), in the same process.
+3. Where the time goes: a profile of test-then-train, by function (``--where``: one
+   point per call split into the compiled kernel's call and the Python around it).
 
 ``--dump FILE`` saves, without River, the 42 arrays a mixed stream of calls grows
 (``mixed_stream``); run it under two commits (``PYTHONPATH=DIR python
@@ -129,7 +131,7 @@ def load_baseline(path):
     archive`` of another commit), beside the one in use: both run in this process, in
     turns, so that the shared machine's load falls on both alike. Returns a function
     that makes that copy current (its modules in ``sys.modules``, for the imports its
-    functions make when called) and returns its ``AMFClassifier``."""
+    functions make when called) and returns that copy's ``mondrian_core``."""
     import importlib
     import sys
 
@@ -151,48 +153,76 @@ def load_baseline(path):
     def activate(modules):
         sys.modules.update(modules)
 
-    def baseline_classifier():
+    def baseline_module():
         activate(theirs)
-        return module.AMFClassifier
+        return module
 
-    return baseline_classifier, lambda: activate(current)
+    return baseline_module, lambda: activate(current)
 
 
-def throughput(n, baseline=None):
-    X, y = make_moons(n, noise=0.25, random_state=0)
-    X = scaled(X)
+def throughput_stream(n, kind):
+    """Two moons (classification) or the doppler signal with noise (regression)."""
+    if kind == "classifier":
+        X, y = make_moons(n, noise=0.25, random_state=0)
+        return scaled(X), y
+    rng = np.random.default_rng(0)
+    x = rng.random(n)
+    return x[:, None], donoho_johnstone("doppler", x) + 0.5 * rng.standard_normal(n)
+
+
+def python_engine(fn):
+    """``fn`` run with the compiled kernels turned off: the Python path of the same code."""
+    from mondrian_core.forest import _amf_jit
+
+    def run():
+        saved, _amf_jit._kernels = _amf_jit._kernels, False
+        try:
+            fn()
+        finally:
+            _amf_jit._kernels = saved
+    return run
+
+
+def throughput(n, kind, baseline=None):
+    X, y = throughput_stream(n, kind)
     rows = [dict(enumerate(r)) for r in X.tolist()]
     target = y.tolist()
-    classes = np.array([0, 1])
+    kw = {"classes": np.array([0, 1])} if kind == "classifier" else {}
 
     def learners(make):
         def one():
             m = make()
             for i in range(n):
-                m.partial_fit(X[i:i + 1], y[i:i + 1], classes=classes)
+                m.partial_fit(X[i:i + 1], y[i:i + 1], **kw)
 
         def batch():
             m = make()
             for i in range(0, n, 100):
-                m.partial_fit(X[i:i + 100], y[i:i + 100], classes=classes)
+                m.partial_fit(X[i:i + 100], y[i:i + 100], **kw)
 
         def ttt():
             m = make()
-            m.partial_fit(X[:1], y[:1], classes=classes)
+            m.partial_fit(X[:1], y[:1], **kw)
             for i in range(1, n):
                 m.predict(X[i:i + 1])
                 m.partial_fit(X[i:i + 1], y[i:i + 1])
         return one, batch, ttt
 
-    ours_one, ours_batch, ours_ttt = learners(lambda: ours("classifier", 0))
+    setups = ("one", "batch", "ttt")
+    ours_one, ours_batch, ours_ttt = learners(lambda: ours(kind, 0))
     jobs = [("ours_one", ours_one), ("river_learn", None), ("ours_batch", ours_batch),
             ("ours_ttt", ours_ttt), ("river_ttt", None)]
+    jobs += [(f"py_{k}", python_engine(f)) for k, f in zip(
+        setups, learners(lambda: ours(kind, 0)), strict=True)]
     if baseline is not None:
-        baseline_classifier, restore = load_baseline(baseline)
+        baseline_module, restore = load_baseline(baseline)
 
         def base():
-            return baseline_classifier()(10, step=1.0, dirichlet=0.5, split_pure=False,
-                                         random_state=0)
+            module = baseline_module()
+            if kind == "classifier":
+                return module.AMFClassifier(10, step=1.0, dirichlet=0.5, split_pure=False,
+                                            random_state=0)
+            return module.AMFRegressor(10, step=1.0, random_state=0)
 
         def with_restore(fn):
             def run():
@@ -202,15 +232,15 @@ def throughput(n, baseline=None):
                     restore()
             return run
         jobs += [(f"base_{k}", with_restore(f)) for k, f in zip(
-            ("one", "batch", "ttt"), learners(base), strict=True)]
+            setups, learners(base), strict=True)]
 
     def river_learn():
-        m = river("classifier", 0)
+        m = river(kind, 0)
         for i in range(n):
             m.learn_one(rows[i], target[i])
 
     def river_ttt():
-        m = river("classifier", 0)
+        m = river(kind, 0)
         m.learn_one(rows[0], target[0])
         for i in range(1, n):
             m.predict_one(rows[i])
@@ -222,16 +252,18 @@ def throughput(n, baseline=None):
         for name, fn in jobs if r % 2 == 0 else jobs[::-1]:  # turns, both ways
             best[name] = min(best.get(name, np.inf), cpu(fn))
     rate = {k: n / v for k, v in best.items()}
-    print(f"\n## Throughput, two moons, {n:,} points, 10 trees (points per CPU second, best "
-          f"of {REPEATS})\n")
+    stream = "two moons" if kind == "classifier" else "doppler (regression)"
+    print(f"\n## Throughput, {stream}, {n:,} points, 10 trees (points per CPU second, "
+          f"best of {REPEATS})\n")
     extra = " | baseline | its ratio" if baseline else ""
-    print(f"| set-up | this library | River | ratio{extra} |")
-    print("|---|---|---|---|" + ("---|---|" if baseline else ""))
+    print(f"| set-up | this library | River | ratio | without numba | its ratio{extra} |")
+    print("|---|---|---|---|---|---|" + ("---|---|" if baseline else ""))
     for label, a, b in (("learn, one point per call", "one", "river_learn"),
                         ("learn, mini-batches of 100", "batch", "river_learn"),
                         ("test-then-train, one point", "ttt", "river_ttt")):
         row = f"| {label} | {rate['ours_' + a]:,.0f} | {rate[b]:,.0f} | " \
-              f"{rate['ours_' + a] / rate[b]:.2f} |"
+              f"{rate['ours_' + a] / rate[b]:.2f} | {rate['py_' + a]:,.0f} | " \
+              f"{rate['py_' + a] / rate[b]:.2f} |"
         if baseline:
             row += f" {rate['base_' + a]:,.0f} | {rate['base_' + a] / rate[b]:.2f} |"
         print(row)
@@ -303,6 +335,51 @@ def profile(fn):
     print("```")
 
 
+def where_one_point(n=2000, repeats=5):
+    """Split one point per call (two moons) into the kernel's call and the Python around
+    it, and time the compiled work alone (all rows in one call) and one prediction."""
+    from mondrian_core.forest import _amf_jit
+    kernels = _amf_jit.kernels()
+    if kernels is None:
+        print("numba is not installed (or MONDRIAN_CORE_JIT=0): nothing to split")
+        return
+    X, y = throughput_stream(n, "classifier")
+    inner, original = [0.0], kernels.learn_rows
+
+    def timed(*args):
+        t = time.perf_counter()
+        out = original(*args)
+        inner[0] += time.perf_counter() - t
+        return out
+    best = (np.inf, 0.0)
+    for _ in range(repeats):
+        kernels.learn_rows, inner[0] = timed, 0.0
+        try:
+            m = ours("classifier", 0).partial_fit(X[:1], y[:1], classes=[0, 1])
+            t = time.perf_counter()
+            for i in range(1, n):
+                m.partial_fit(X[i:i + 1], y[i:i + 1])
+            best = min(best, (time.perf_counter() - t, inner[0]))
+        finally:
+            kernels.learn_rows = original
+    m = ours("classifier", 0).partial_fit(X[:1], y[:1], classes=[0, 1])
+    t = time.perf_counter()
+    m.partial_fit(X[1:], y[1:])
+    alone = time.perf_counter() - t
+    t = time.perf_counter()
+    for i in range(n):
+        m.predict_proba(X[i:i + 1])
+    predict = time.perf_counter() - t
+    nodes = (m.trees_.path_matrix(X) >= 0).sum() / n
+    us = 1e6 / (n - 1)
+    print(f"\n## One point per call, two moons, {n:,} points (best of {repeats})\n")
+    print(f"- partial_fit: {best[0] * us:.1f} us a point, of which the kernel's call "
+          f"{best[1] * us:.1f} us")
+    print(f"- the compiled work alone ({n - 1:,} rows in one call): {alone * us:.1f} us a "
+          f"point, {nodes:.0f} path nodes over the trees")
+    print(f"- predict_proba at one point: {predict * 1e6 / n:.1f} us")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smaller run")
@@ -315,7 +392,12 @@ def main():
                         help="save the arrays of the mixed stream (no River) and stop")
     parser.add_argument("--compare", nargs=2, metavar=("A", "B"),
                         help="compare two --dump files bit for bit and stop")
+    parser.add_argument("--where", action="store_true",
+                        help="split one point per call into the kernel and the rest, and stop")
     args = parser.parse_args()
+    if args.where:
+        where_one_point()
+        return
     if args.dump:
         import mondrian_core
         arrays = mixed_stream()
@@ -328,7 +410,9 @@ def main():
     print(f"River {river.__version__}, NumPy {np.__version__}")
     if not args.throughput_only:
         quality(300 if args.quick else 1000, 3 if args.quick else 10)
-    ttt = throughput(500 if args.quick else 2000, args.baseline)
+    n = 500 if args.quick else 2000
+    ttt = throughput(n, "classifier", args.baseline)
+    throughput(n, "regressor", args.baseline)
     if not args.throughput_only:
         profile(ttt)
 
