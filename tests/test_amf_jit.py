@@ -129,6 +129,19 @@ def test_a_pickled_forest_goes_on_as_the_original(compiled):
     np.testing.assert_array_equal(a.log_weight_tree_, b.log_weight_tree_)
 
 
+def test_an_index_out_of_range_raises_instead_of_writing_anywhere(compiled):
+    """The kernels check their indices: a node id past the arrays (a bug, not an input:
+    inputs are checked before) raises IndexError, not a write outside the arrays of a
+    server that a class shares."""
+    from mondrian_core.forest import _amf_kernels
+    left = right = sdim = np.full(4, -1, dtype=np.int64)
+    sloc = np.zeros(4)
+    path = np.empty(8, dtype=np.int64)
+    assert _amf_kernels.walk(np.zeros(2), 3, left, right, sdim, sloc, path) == 1
+    with pytest.raises(IndexError):
+        _amf_kernels.walk(np.zeros(2), 10, left, right, sdim, sloc, path)
+
+
 def test_the_environment_turns_the_compiled_engine_off(monkeypatch):
     monkeypatch.setattr(_amf_jit, "_kernels", None)
     monkeypatch.setenv("MONDRIAN_CORE_JIT", "0")
