@@ -37,6 +37,20 @@ def test_number_keeps_three_significant_digits():
         "0.168", "26.9", "0.000123", "1234", "0", "-2.5e-07"]
 
 
+def test_rounding_around_zero_reads_as_zero_beside_larger_numbers():
+    """A standard deviation of 5.55e-17 beside ones of 0.8 is a zero computed in floating
+    point: the description says 0; alone, a tiny number keeps its digits."""
+    assert number(5.55e-17) == "5.55e-17"
+    assert number(5.55e-17, scale=0.8) == number(-3e-13, scale=0.8) == "0"
+    assert number(2e-12, scale=0.8) == "2e-12"
+    z = np.array([[5.55e-17, 0.4], [0.8, 0.2]])
+    heat = go.Figure(go.Heatmap(z=z, colorbar={"title": {"text": "std"}}))
+    assert describe_figure(heat) == "a 2 by 2 matrix of std from 0 to 0.8."
+    line = go.Figure(go.Scatter(x=[0.0, 1.0, 2.0], y=[0.5, 1.1e-16, 0.8], mode="lines",
+                                name="std"))
+    assert "std is lowest, 0, at x 1 and highest, 0.8, at x 2" in describe_figure(line)
+
+
 def test_lines_say_their_trend_and_extremes_from_the_data():
     fig = _sweep_like()
     x, val = fig.data[1].x, fig.data[1].y

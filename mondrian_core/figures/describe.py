@@ -253,13 +253,17 @@ def chart_series(fig: go.Figure) -> list[Series]:
 # ---------------------------------------------------------------- description
 
 
-def number(value: float) -> str:
+def number(value: float, scale: float = 0.0) -> str:
     """A number as descriptions show it: 3 significant digits, no exponent when avoidable.
 
     Parameters
     ----------
     value : float
         The number.
+    scale : float, default=0.0
+        The largest magnitude among the numbers it is shown with. A value within
+        ``1e-12 * scale`` of zero is rounding around a zero (a standard deviation of
+        ``5.55e-17`` beside ones of 0.8) and shows as ``0``.
 
     Returns
     -------
@@ -267,12 +271,18 @@ def number(value: float) -> str:
         E.g. ``0.168``, ``26.9``, ``1.2e-05``.
     """
     value = float(value)
-    if value == 0:
+    if abs(value) <= 1e-12 * abs(float(scale)):
         return "0"
     text = f"{value:.3g}"
     if "e" in text and 1e-4 <= abs(value) < 1e6:
         text = f"{value:.{max(0, 2 - math.floor(math.log10(abs(value))))}f}"
     return text
+
+
+def _span(v: np.ndarray) -> str:
+    """``from <min> to <max>`` of finite values, rounding noise around zero as 0."""
+    scale = np.abs(v).max()
+    return f"from {number(v.min(), scale)} to {number(v.max(), scale)}"
 
 
 def _numeric(a: np.ndarray | None) -> bool:
@@ -305,8 +315,9 @@ def _line_clause(s: Series) -> str:
         return f"{s.name} falls from {number(y[0])} to {number(y[-1])}"
     if y[-1] == y[hi] and y[0] == y[lo]:
         return f"{s.name} rises from {number(y[0])} to {number(y[-1])}"
-    return (f"{s.name} is lowest, {number(y[lo])}, at {_at(s, idx[lo])} and highest, "
-            f"{number(y[hi])}, at {_at(s, idx[hi])}")
+    scale = max(abs(y[lo]), abs(y[hi]))
+    return (f"{s.name} is lowest, {number(y[lo], scale)}, at {_at(s, idx[lo])} and highest, "
+            f"{number(y[hi], scale)}, at {_at(s, idx[hi])}")
 
 
 def _level_clause(s: Series, xs: np.ndarray, level: float) -> str:
@@ -339,13 +350,12 @@ def _clause(s: Series, count: int = 1) -> str:
         what = s.z_title or "values"
         if z.size == 0:
             return ""
-        return (f"a {s.z.shape[0]} by {s.z.shape[1]} matrix of {what} from {number(z.min())} "
-                f"to {number(z.max())}")
+        return f"a {s.z.shape[0]} by {s.z.shape[1]} matrix of {what} {_span(z)}"
     if s.kind == "values":
         v = s.x[np.isfinite(s.x)] if _numeric(s.x) else s.x
         if not _numeric(v):
             return f"{s.name}: {len(v)} values"
-        return f"{s.name}: {v.size} values from {number(v.min())} to {number(v.max())}"
+        return f"{s.name}: {v.size} values {_span(v)}"
     if not _numeric(s.y):
         return ""
     if s.kind == "segments":
@@ -369,8 +379,8 @@ def _clause(s: Series, count: int = 1) -> str:
             return f"{s.name} at {_at(s, i)}, {_short(s.y_title) or 'y'} {number(y[0])}"
         if y.size == 0:
             return ""
-        return (f"{s.name + ': ' if s.name else ''}{y.size} points, {_short(s.y_title) or 'y'} from "
-                f"{number(y.min())} to {number(y.max())}")
+        return (f"{s.name + ': ' if s.name else ''}{y.size} points, "
+                f"{_short(s.y_title) or 'y'} {_span(y)}")
     return _line_clause(s)
 
 
