@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+from contextlib import contextmanager
 
 from threadpoolctl import ThreadpoolController, threadpool_limits
 
@@ -19,15 +21,36 @@ _ENV_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # much as the small products it guards: the controller is kept, and found again when
 # modules were imported since (a new extension may have brought its own BLAS).
 _controller: tuple[int, ThreadpoolController] | None = None
+# The limit is the process's, not a thread's: the first caller in sets it, the last one
+# out restores it (else a caller leaving first would give the others back their threads,
+# and the last would restore a limit of 1 for good).
+_lock = threading.Lock()
+_inside = 0
+_limiter = None
 
 
+@contextmanager
 def single_blas_thread():
-    """A context manager under which BLAS runs on one thread (restored on exit)."""
-    global _controller
-    n_modules = len(sys.modules)
-    if _controller is None or _controller[0] != n_modules:
-        _controller = (n_modules, ThreadpoolController())
-    return _controller[1].limit(limits=1, user_api="blas")
+    """A context manager under which BLAS runs on one thread (restored on exit).
+
+    Safe for concurrent callers: BLAS stays on one thread until the last of them leaves.
+    """
+    global _controller, _inside, _limiter
+    with _lock:
+        if _inside == 0:
+            n_modules = len(sys.modules)
+            if _controller is None or _controller[0] != n_modules:
+                _controller = (n_modules, ThreadpoolController())
+            _limiter = _controller[1].limit(limits=1, user_api="blas")
+        _inside += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _inside -= 1
+            if _inside == 0:
+                _limiter.restore_original_limits()
+                _limiter = None
 
 
 def pin_blas_threads_for_process() -> None:
