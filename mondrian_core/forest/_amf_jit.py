@@ -12,7 +12,10 @@ They are the Python path of :mod:`mondrian_core.forest.amf` and
 step for step: the same arithmetic in the same order, and the same random numbers in
 the same order (standard exponentials and uniforms drawn 256 at a time from the same
 generator, taken from the end of each block, as ``tree_store._Draws`` does), so the
-store grows bit for bit as it does in Python (``tests/test_amf_jit.py``).
+store grows bit for bit as the Python path grows it one point at a time
+(``tests/test_amf_jit.py``). The kernels learn every call one point at a time; the
+Python path inserts large calls of the regressor or of ``split_pure=True`` by the joint
+draw instead (another random sequence, the same law).
 
 ``MONDRIAN_CORE_JIT=0`` in the environment turns them off.
 """
