@@ -174,14 +174,21 @@ if predict_then_reveal(
         "than that price, found without hindsight."):
     show_figure(cached_figure(figs.regret_figure, run),
                 "cumulative-loss-of-AMF-and-the-best-pruning", params=params)
-    gap = run.amf_loss[-1] - run.best_loss[-1]
+    gap = run.regret[-1]
+    at, excess = run.largest_excess()
+    early = (f"Earlier it was above it, by up to {excess:.1f} after {at} points: the bound "
+             f"holds for an exp-concave loss, and the square loss is one only for "
+             f"$\\eta \\le 1/(8B^2)$ with targets within $\\pm B$, here "
+             f"{run.exp_concave_step:.2g}, below this page's $\\eta$ = {eta:g}. "
+             if excess > 0 and gap <= 0 else
+             "" if gap > 0 else "It stayed at or below it all along. ")
     st.caption(
         f"Cumulative loss $(\\hat y - y)^2/2$ of one tree's mixture (red) and of the best "
         f"pruning at each horizon plus $\\log 2 / \\eta$ per node where it chooses to split "
         f"or stop, i.e. per node that is not a leaf of the full tree (dashed). After {n} "
-        f"points AMF is {abs(gap):.1f} {'below' if gap <= 0 else 'above'} it. The bound "
-        "needs an exp-concave loss: with large targets or a large step $\\eta$ (try bumps, "
-        "or $\\eta$ = 4) the red curve can cross.")
+        f"points AMF is {abs(gap):.1f} {'below' if gap <= 0 else 'above'} it. {early}"
+        "With large targets or a larger step $\\eta$ (try bumps, or $\\eta$ = 4) the red "
+        "curve ends above the dashed one.")
 
 st.caption(
     "**Credits.** As in onelearn and River, where the paper is silent: a leaf is not "

@@ -98,6 +98,29 @@ class AMFSignalRun:
         """
         return self.amf_loss - self.best_loss
 
+    def largest_excess(self) -> tuple[int, float]:
+        """Return where the tree's cumulative loss is furthest above the comparator.
+
+        Returns
+        -------
+        horizon : int
+            The number of points seen there.
+        excess : float
+            By how much :attr:`regret` exceeds 0 there (at most 0: never above).
+        """
+        i = int(np.argmax(self.regret))
+        return int(self.t[i]), float(self.regret[i])
+
+    @property
+    def exp_concave_step(self) -> float:
+        """The largest step at which the regret bound holds for this stream's targets.
+
+        The square loss ``(ŷ - y)^2 / 2`` is exp-concave at step ``η`` for predictions
+        and targets within ``±B`` when ``η <= 1 / (8 B^2)`` (the condition of the paper's
+        regret bound); here ``B = max |y|``, which bounds the node means too.
+        """
+        return 1.0 / (8.0 * float(np.max(np.abs(self.y))) ** 2)
+
 
 def best_pruning_losses(left, right, depth, loss, roots, penalty=0.0):
     """Return the least total leaf loss over the prunings of each tree.
