@@ -149,7 +149,9 @@ def test_the_environment_turns_the_compiled_engine_off(monkeypatch):
     X, y = stream("regressor", 30)
     model = mc.AMFRegressor(3, random_state=0).fit(X, y)  # learns on the Python path
     assert np.isfinite(model.predict(X)).all()
-    assert "_path_width" not in model.__dict__
+    assert model.trees_.n_nodes > 3  # it split, drawing its clocks ...
+    np.testing.assert_array_equal(model._draws.left, [0, 0])  # ... none from the kernels'
+    assert model.trees_._buffers.rng is model._rng  # but from the Python path's blocks
 
 
 @pytest.fixture
